@@ -1,0 +1,316 @@
+package io.softrdma.mpa;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.CompositeByteBuf;
+import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPromise;
+import io.netty.handler.codec.UnsupportedMessageTypeException;
+import io.netty.util.ReferenceCountUtil;
+import java.nio.channels.ClosedChannelException;
+import java.util.ArrayDeque;
+import java.util.zip.CRC32C;
+
+/**
+ * Frames each outgoing ULPDU as one FPDU (RFC 5044 §4): ULPDU_Length, the ULPDU, PAD to a multiple
+ * of four, CRC32c (or zero when CRCs are off), and Markers at every 512th octet of the stream when the
+ * peer asked for them (§4.3).
+ *
+ * <p>Accepts a {@link ByteBuf} (the whole ULPDU) or a {@link GatheredUlpdu} (a header plus a payload
+ * slice). The payload is never copied: the FPDU is written as a prefix buffer, the payload itself and
+ * a trailer buffer, all before the caller's flush, so one flush sends each FPDU in one gathering
+ * write and TCP segments start on FPDU boundaries (§5.1). With Markers the pieces are gathered into
+ * one composite buffer instead. The caller's promise completes when the whole FPDU is written.
+ *
+ * <p>A responder's encoder starts closed: RFC 5044 §7.1.2 rule 4 forbids a responder to send any FPDU
+ * or Marker before it has received and validated one, so writes are held until
+ * {@link #releaseHeldWrites()} (which the {@link FpduDecoder} triggers).
+ *
+ * <p>Thread safety: a channel handler; all methods run on the channel's event loop.
+ */
+public final class FpduEncoder extends ChannelDuplexHandler {
+    private static final byte[] ZEROS = new byte[4];
+
+    private final boolean crcEnabled;
+    private final boolean markers;
+    private final CRC32C crc = new CRC32C();
+    /** Octets sent since the first FPDU: where the next Marker falls (§4.3). */
+    private long streamPosition;
+    /** Writes held back until the first FPDU arrives (responder only); msg, promise pairs. */
+    private ArrayDeque<Object> held;
+    private ChannelHandlerContext ctx;
+    private ChannelPromise quietVoidPromise;
+
+    /**
+     * @param crcEnabled generate CRC32c trailers (else the CRC field is zero)
+     * @param markers insert Markers, because the peer declared M = 1
+     * @param holdUntilFirstFpduReceived hold every write until {@link #releaseHeldWrites()} (responder)
+     */
+    public FpduEncoder(boolean crcEnabled, boolean markers, boolean holdUntilFirstFpduReceived) {
+        this.crcEnabled = crcEnabled;
+        this.markers = markers;
+        this.held = holdUntilFirstFpduReceived ? new ArrayDeque<>() : null;
+    }
+
+    /** An encoder for this endpoint's side of a negotiated connection. */
+    public static FpduEncoder of(MpaNegotiation negotiation) {
+        return new FpduEncoder(negotiation.crc(), negotiation.markersSent(), negotiation.role() == MpaRole.RESPONDER);
+    }
+
+    /** Whether writes are still held back because no FPDU has been received yet. */
+    public boolean isHolding() {
+        return held != null;
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
+        // A void promise that does not fire exceptionCaught: a failed prefix write implies a failed
+        // trailer write, whose promise is the caller's.
+        this.quietVoidPromise = ctx.channel().unsafe().voidPromise();
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        failHeld(new ClosedChannelException());
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        failHeld(new ClosedChannelException());
+        super.channelInactive(ctx);
+    }
+
+    @Override
+    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+        if (!(msg instanceof ByteBuf) && !(msg instanceof GatheredUlpdu)) {
+            ReferenceCountUtil.release(msg);
+            promise.setFailure(new UnsupportedMessageTypeException(msg, ByteBuf.class, GatheredUlpdu.class));
+            return;
+        }
+        if (held != null) {
+            if (!ctx.channel().isActive()) {
+                failHeld(new ClosedChannelException());
+                releaseMessage(msg);
+                promise.tryFailure(new ClosedChannelException());
+                return;
+            }
+            held.add(msg);
+            held.add(promise);
+            return;
+        }
+        encode(ctx, msg, promise);
+    }
+
+    private static void releaseMessage(Object msg) {
+        if (msg instanceof GatheredUlpdu g) {
+            g.release();
+        } else {
+            ReferenceCountUtil.release(msg);
+        }
+    }
+
+    /**
+     * Opens a responder's encoder: sends, in order, every write held so far. Idempotent.
+     *
+     * <p>Note: event loop only.
+     */
+    public void releaseHeldWrites() {
+        ArrayDeque<Object> q = held;
+        if (q == null) {
+            return;
+        }
+        held = null;
+        if (q.isEmpty() || ctx == null) {
+            return;
+        }
+        while (!q.isEmpty()) {
+            Object msg = q.poll();
+            ChannelPromise promise = (ChannelPromise) q.poll();
+            encode(ctx, msg, promise);
+        }
+        ctx.flush();
+    }
+
+    private void failHeld(Throwable cause) {
+        ArrayDeque<Object> q = held;
+        if (q == null) {
+            return;
+        }
+        while (!q.isEmpty()) {
+            Object msg = q.poll();
+            ChannelPromise promise = (ChannelPromise) q.poll();
+            releaseMessage(msg);
+            promise.tryFailure(cause);
+        }
+    }
+
+    private void encode(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+        ByteBuf header;
+        ByteBuf payload;
+        if (msg instanceof GatheredUlpdu g) {
+            header = g.header();
+            payload = g.payload();
+            g.recycleKeepingBuffers();
+        } else {
+            header = null;
+            payload = (ByteBuf) msg;
+        }
+        int headerLength = header == null ? 0 : header.readableBytes();
+        int ulpduLength = headerLength + payload.readableBytes();
+        if (ulpduLength > FpduCodec.MAX_ULPDU_LENGTH) {
+            ReferenceCountUtil.release(header);
+            payload.release();
+            promise.setFailure(new IllegalArgumentException("a ULPDU of " + ulpduLength
+                    + " octets exceeds the maximum of " + FpduCodec.MAX_ULPDU_LENGTH + " (RFC 5044 §3)"));
+            return;
+        }
+        try {
+            if (markers) {
+                writeWithMarkers(ctx, header, payload, ulpduLength, promise);
+            } else {
+                writePlain(ctx, header, payload, ulpduLength, promise);
+            }
+        } catch (Throwable t) {
+            // Only allocation can fail before the buffers are handed on.
+            ReferenceCountUtil.safeRelease(header);
+            ReferenceCountUtil.safeRelease(payload);
+            promise.tryFailure(t);
+        }
+    }
+
+    private void writePlain(ChannelHandlerContext ctx, ByteBuf header, ByteBuf payload, int ulpduLength,
+            ChannelPromise promise) {
+        int pad = FpduCodec.padLength(ulpduLength);
+        int headerLength = header == null ? 0 : header.readableBytes();
+        ByteBuf prefix = ctx.alloc().ioBuffer(FpduCodec.LENGTH_FIELD_LENGTH + headerLength);
+        ByteBuf trailer;
+        try {
+            trailer = ctx.alloc().ioBuffer(pad + FpduCodec.CRC_LENGTH);
+        } catch (Throwable t) {
+            prefix.release();
+            throw t;
+        }
+        prefix.writeShort(ulpduLength);
+        if (header != null) {
+            prefix.writeBytes(header, header.readerIndex(), headerLength);
+            header.release();
+        }
+        trailer.writeZero(pad);
+        int crcValue = 0;
+        if (crcEnabled) {
+            crc.reset();
+            Crc32c.update(crc, prefix, prefix.readerIndex(), prefix.readableBytes());
+            Crc32c.update(crc, payload, payload.readerIndex(), payload.readableBytes());
+            crc.update(ZEROS, 0, pad);
+            crcValue = (int) crc.getValue();
+        }
+        trailer.writeIntLE(crcValue);
+        ctx.write(prefix, quietVoidPromise);
+        if (payload.isReadable()) {
+            ctx.write(payload, quietVoidPromise);
+        } else {
+            payload.release();
+        }
+        ctx.write(trailer, promise);
+        streamPosition += FpduCodec.fpduLength(ulpduLength);
+    }
+
+    /**
+     * §4.3: a Marker at every stream octet {@code p} with {@code p mod 512 == 0}. One that falls
+     * before the ULPDU_Length field belongs to this FPDU with FPDUPTR 0; one inside the FPDU (also
+     * right after the PAD) points back to the ULPDU_Length field; all are covered by the CRC (§4.4).
+     */
+    private void writeWithMarkers(ChannelHandlerContext ctx, ByteBuf header, ByteBuf payload, int ulpduLength,
+            ChannelPromise promise) {
+        int pad = FpduCodec.padLength(ulpduLength);
+        int headerLength = header == null ? 0 : header.readableBytes();
+        long start = streamPosition;
+        boolean leading = start % FpduCodec.MARKER_INTERVAL == 0;
+        long fpduStart = leading ? start + FpduCodec.MARKER_LENGTH : start;
+        int innerMarkers = innerMarkerCount(fpduStart, FpduCodec.fpduLength(ulpduLength));
+        int markerCount = innerMarkers + (leading ? 1 : 0);
+        int controlLength = FpduCodec.LENGTH_FIELD_LENGTH + headerLength + pad + FpduCodec.CRC_LENGTH
+                + FpduCodec.MARKER_LENGTH * markerCount;
+
+        ByteBuf control = ctx.alloc().ioBuffer(controlLength);
+        CompositeByteBuf fpdu = null;
+        try {
+            fpdu = ctx.alloc().compositeDirectBuffer(2 * markerCount + 4);
+            crc.reset();
+            long p = start;
+            if (leading) {
+                p = addMarker(fpdu, control, p, 0);
+            }
+            int prefixIndex = control.writerIndex();
+            control.writeShort(ulpduLength);
+            if (header != null) {
+                control.writeBytes(header, header.readerIndex(), headerLength);
+            }
+            int padIndex = control.writerIndex();
+            control.writeZero(pad);
+
+            p = addSpanning(fpdu, control, control, prefixIndex, FpduCodec.LENGTH_FIELD_LENGTH + headerLength, p,
+                    fpduStart);
+            p = addSpanning(fpdu, control, payload, payload.readerIndex(), payload.readableBytes(), p, fpduStart);
+            p = addSpanning(fpdu, control, control, padIndex, pad, p, fpduStart);
+            if (p % FpduCodec.MARKER_INTERVAL == 0) {
+                // A Marker right after the PAD is part of this FPDU and of its CRC (§4.4 rule 1).
+                p = addMarker(fpdu, control, p, (int) (p - fpduStart));
+            }
+            int crcIndex = control.writerIndex();
+            control.writeIntLE(crcEnabled ? (int) crc.getValue() : 0);
+            fpdu.addComponent(true, control.retainedSlice(crcIndex, FpduCodec.CRC_LENGTH));
+            p += FpduCodec.CRC_LENGTH;
+            streamPosition = p;
+        } catch (Throwable t) {
+            ReferenceCountUtil.safeRelease(fpdu);
+            control.release();
+            throw t;
+        }
+        control.release();
+        ReferenceCountUtil.release(header);
+        payload.release();
+        ctx.write(fpdu, promise);
+    }
+
+    /** The number of Markers that fall inside an FPDU of {@code length} unmarked octets at {@code fpduStart}. */
+    static int innerMarkerCount(long fpduStart, int length) {
+        long end = fpduStart + length;
+        long next = (fpduStart / FpduCodec.MARKER_INTERVAL + 1) * FpduCodec.MARKER_INTERVAL;
+        int count = 0;
+        while (next < end) {
+            end += FpduCodec.MARKER_LENGTH;
+            next += FpduCodec.MARKER_INTERVAL;
+            count++;
+        }
+        return count;
+    }
+
+    private long addSpanning(CompositeByteBuf fpdu, ByteBuf control, ByteBuf source, int index, int length, long p,
+            long fpduStart) {
+        while (length > 0) {
+            int offsetInInterval = (int) (p % FpduCodec.MARKER_INTERVAL);
+            if (offsetInInterval == 0) {
+                p = addMarker(fpdu, control, p, (int) (p - fpduStart));
+                continue;
+            }
+            int chunk = Math.min(length, FpduCodec.MARKER_INTERVAL - offsetInInterval);
+            fpdu.addComponent(true, source.retainedSlice(index, chunk));
+            Crc32c.update(crc, source, index, chunk);
+            p += chunk;
+            index += chunk;
+            length -= chunk;
+        }
+        return p;
+    }
+
+    private long addMarker(CompositeByteBuf fpdu, ByteBuf control, long p, int fpduPointer) {
+        int markerIndex = control.writerIndex();
+        control.writeShort(0);
+        control.writeShort(fpduPointer);
+        fpdu.addComponent(true, control.retainedSlice(markerIndex, FpduCodec.MARKER_LENGTH));
+        Crc32c.update(crc, control, markerIndex, FpduCodec.MARKER_LENGTH);
+        return p + FpduCodec.MARKER_LENGTH;
+    }
+}

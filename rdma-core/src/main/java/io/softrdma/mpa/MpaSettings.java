@@ -1,0 +1,120 @@
+package io.softrdma.mpa;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * What an MPA endpoint declares and enforces at startup (RFC 5044 §7.1) and in full operation.
+ *
+ * <p>Start from {@link #defaults()} and change fields with the {@code with…} methods; every instance
+ * is immutable and validated when built.
+ *
+ * @param revision the MPA revision sent in a Request (RFC 5044 §7.1.1 Rev: 1)
+ * @param crc this endpoint's CRC preference, the C bit (RFC 5044 §4.4: on unless an administrator
+ *     turns it off; CRCs are off only where both ends send C = 0)
+ * @param markers whether this endpoint requires Markers in the FPDUs it receives, the M bit (§4.3)
+ * @param refuseMarkers refuse a peer that requires Markers from us, as Linux siw does: a responder
+ *     rejects the Request, an initiator closes on the Reply
+ * @param maxPrivateDataLength the most private data, in octets, this endpoint sends or accepts
+ *     (0 to 512; RFC 5044 §7.1.1 allows 512, Linux caps at 256)
+ * @param requestTimeout how long a responder waits for the complete MPA Request (siw: 5 s)
+ * @param replyTimeout how long an initiator waits for the complete MPA Reply (siw: 10 s)
+ * @param acceptTimeout how long a responder waits for its consumer to accept or reject a Request
+ * @param maxUlpduLength the largest ULPDU this endpoint sends, in octets (128 to 64768); the MULPDU
+ *     offered to DDP is the smaller of this and the one derived from the TCP EMSS (§4.5)
+ */
+public record MpaSettings(
+        int revision,
+        boolean crc,
+        boolean markers,
+        boolean refuseMarkers,
+        int maxPrivateDataLength,
+        Duration requestTimeout,
+        Duration replyTimeout,
+        Duration acceptTimeout,
+        int maxUlpduLength) {
+
+    /** The only revision RFC 5044 defines. */
+    public static final int REVISION_1 = 1;
+
+    private static final MpaSettings DEFAULTS = new MpaSettings(REVISION_1, true, false, false,
+            MpaStartupFrameCodec.MAX_PRIVATE_DATA_LENGTH, Duration.ofSeconds(5), Duration.ofSeconds(10),
+            Duration.ofSeconds(10), FpduCodec.MAX_ULPDU_LENGTH);
+
+    public MpaSettings {
+        if (revision != REVISION_1) {
+            throw new IllegalArgumentException("MPA revision " + revision + " is not supported; use 1 (RFC 5044)");
+        }
+        if (maxPrivateDataLength < 0 || maxPrivateDataLength > MpaStartupFrameCodec.MAX_PRIVATE_DATA_LENGTH) {
+            throw new IllegalArgumentException("maxPrivateDataLength " + maxPrivateDataLength
+                    + " is outside 0..512 octets (RFC 5044 §7.1.1)");
+        }
+        requirePositive(requestTimeout, "requestTimeout");
+        requirePositive(replyTimeout, "replyTimeout");
+        requirePositive(acceptTimeout, "acceptTimeout");
+        if (maxUlpduLength < FpduCodec.MIN_MULPDU || maxUlpduLength > FpduCodec.MAX_ULPDU_LENGTH) {
+            throw new IllegalArgumentException("maxUlpduLength " + maxUlpduLength
+                    + " is outside 128..64768 octets (RFC 5044 §3)");
+        }
+    }
+
+    private static void requirePositive(Duration d, String name) {
+        Objects.requireNonNull(d, name);
+        if (d.isNegative() || d.isZero()) {
+            throw new IllegalArgumentException(name + " must be positive, was " + d);
+        }
+    }
+
+    /** CRC on, no Markers required, Markers accepted, 512 octets of private data, siw's timeouts. */
+    public static MpaSettings defaults() {
+        return DEFAULTS;
+    }
+
+    public MpaSettings withCrc(boolean crc) {
+        return new MpaSettings(revision, crc, markers, refuseMarkers, maxPrivateDataLength, requestTimeout,
+                replyTimeout, acceptTimeout, maxUlpduLength);
+    }
+
+    public MpaSettings withMarkers(boolean markers) {
+        return new MpaSettings(revision, crc, markers, refuseMarkers, maxPrivateDataLength, requestTimeout,
+                replyTimeout, acceptTimeout, maxUlpduLength);
+    }
+
+    public MpaSettings withRefuseMarkers(boolean refuseMarkers) {
+        return new MpaSettings(revision, crc, markers, refuseMarkers, maxPrivateDataLength, requestTimeout,
+                replyTimeout, acceptTimeout, maxUlpduLength);
+    }
+
+    public MpaSettings withMaxPrivateDataLength(int maxPrivateDataLength) {
+        return new MpaSettings(revision, crc, markers, refuseMarkers, maxPrivateDataLength, requestTimeout,
+                replyTimeout, acceptTimeout, maxUlpduLength);
+    }
+
+    public MpaSettings withRequestTimeout(Duration requestTimeout) {
+        return new MpaSettings(revision, crc, markers, refuseMarkers, maxPrivateDataLength, requestTimeout,
+                replyTimeout, acceptTimeout, maxUlpduLength);
+    }
+
+    public MpaSettings withReplyTimeout(Duration replyTimeout) {
+        return new MpaSettings(revision, crc, markers, refuseMarkers, maxPrivateDataLength, requestTimeout,
+                replyTimeout, acceptTimeout, maxUlpduLength);
+    }
+
+    public MpaSettings withAcceptTimeout(Duration acceptTimeout) {
+        return new MpaSettings(revision, crc, markers, refuseMarkers, maxPrivateDataLength, requestTimeout,
+                replyTimeout, acceptTimeout, maxUlpduLength);
+    }
+
+    public MpaSettings withMaxUlpduLength(int maxUlpduLength) {
+        return new MpaSettings(revision, crc, markers, refuseMarkers, maxPrivateDataLength, requestTimeout,
+                replyTimeout, acceptTimeout, maxUlpduLength);
+    }
+
+    /** Fails fast when private data to be sent exceeds {@link #maxPrivateDataLength()}. */
+    void checkOutgoingPrivateData(byte[] privateData) {
+        if (privateData.length > maxPrivateDataLength) {
+            throw new IllegalArgumentException(privateData.length + " octets of private data exceed the maximum of "
+                    + maxPrivateDataLength + " (MpaSettings.maxPrivateDataLength; RFC 5044 §7.1.1 allows 512)");
+        }
+    }
+}

@@ -1,0 +1,474 @@
+package io.softrdma.mpa;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelPipeline;
+import io.netty.handler.codec.ByteToMessageDecoder;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.netty.util.internal.logging.InternalLogger;
+import io.netty.util.internal.logging.InternalLoggerFactory;
+import io.softrdma.mpa.MpaStartupException.Reason;
+import io.softrdma.transport.PipelineNames;
+import io.softrdma.transport.TcpMss;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Runs the MPA startup phase of RFC 5044 §7.1 on one connection, then installs the FPDU codec in its
+ * own place and removes itself.
+ *
+ * <p>Initiator (§7.1.2 rules 1 and 3): sends the MPA Request as soon as the channel is active (or at
+ * once, when added to an active channel after some streaming-mode exchange), waits at most
+ * {@link MpaSettings#replyTimeout()} for the Reply, validates it and enters full operation.
+ *
+ * <p>Responder (§7.1.2 rules 2, 4 and 6): waits at most {@link MpaSettings#requestTimeout()} for the
+ * Request, hands it to the {@link MpaRequestListener}, and on its decision sends the Reply (R = 0, or
+ * R = 1 with the consumer's private data, after which the connection is closed). Its encoder holds
+ * every FPDU back until the first FPDU from the initiator has been validated.
+ *
+ * <p>A wrong key, an unsupported revision, a PD_Length above the cap, a truncated frame or a timeout
+ * closes the connection and fails {@link #outcome()} with an {@link MpaStartupException} naming the
+ * problem (§7.1.1, §7.1.2 rules 5, 8, 9, 10). Octets that follow a startup frame in the same read are
+ * the start of the full operation phase and are handed to the {@link FpduDecoder}, not dropped.
+ *
+ * <p>On success it fires an {@link MpaEstablishedEvent} and completes {@link #outcome()}, in that
+ * order, before any ULPDU is passed on.
+ *
+ * <p>Thread safety: a channel handler; all state lives on the channel's event loop. Only
+ * {@link MpaResponderDecision}'s methods may be called from other threads.
+ */
+public final class MpaStartupHandler extends ChannelInboundHandlerAdapter {
+    private static final InternalLogger logger = InternalLoggerFactory.getInstance(MpaStartupHandler.class);
+
+    /** Octets buffered while the consumer decides before reading pauses: one maximal FPDU. */
+    private static final int MAX_EARLY_OCTETS = 64 * 1024;
+
+    private enum State {
+        AWAIT_ACTIVE, AWAIT_MPA_REQUEST, AWAIT_DECISION, AWAIT_MPA_REPLY, RDMA_MODE, CLOSED
+    }
+
+    private final MpaRole role;
+    private final MpaSettings settings;
+    private final MpaStartupFrame request;
+    private final MpaRequestListener listener;
+    private final CompletableFuture<MpaNegotiation> outcome = new CompletableFuture<>();
+
+    private ChannelHandlerContext ctx;
+    private State state = State.AWAIT_ACTIVE;
+    private ByteBuf cumulation;
+    private ScheduledFuture<?> timer;
+    private MpaStartupFrame peerRequest;
+    private boolean readingPaused;
+    private boolean inChannelRead;
+
+    private MpaStartupHandler(MpaRole role, MpaSettings settings, MpaStartupFrame request,
+            MpaRequestListener listener) {
+        this.role = role;
+        this.settings = settings;
+        this.request = request;
+        this.listener = listener;
+    }
+
+    /**
+     * An initiator that sends {@code privateData} in its Request.
+     *
+     * @throws IllegalArgumentException if the private data exceeds {@link MpaSettings#maxPrivateDataLength()}
+     */
+    public static MpaStartupHandler initiator(MpaSettings settings, byte[] privateData) {
+        Objects.requireNonNull(settings, "settings");
+        Objects.requireNonNull(privateData, "privateData");
+        settings.checkOutgoingPrivateData(privateData);
+        MpaStartupFrame request = MpaStartupFrame.request(settings.markers(), settings.crc(), settings.revision(),
+                privateData);
+        return new MpaStartupHandler(MpaRole.INITIATOR, settings, request, null);
+    }
+
+    /** A responder whose consumer {@code listener} accepts or rejects each Request. */
+    public static MpaStartupHandler responder(MpaSettings settings, MpaRequestListener listener) {
+        Objects.requireNonNull(settings, "settings");
+        Objects.requireNonNull(listener, "listener");
+        return new MpaStartupHandler(MpaRole.RESPONDER, settings, null, listener);
+    }
+
+    public MpaRole role() {
+        return role;
+    }
+
+    /**
+     * Completes with the negotiation when full operation begins, or exceptionally with an
+     * {@link MpaStartupException}. Dependent stages run on the event loop unless made async.
+     */
+    public CompletableFuture<MpaNegotiation> outcome() {
+        return outcome.copy();
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
+        if (ctx.channel().isActive()) {
+            start();
+        }
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) throws Exception {
+        start();
+        super.channelActive(ctx);
+    }
+
+    private void start() {
+        if (state != State.AWAIT_ACTIVE) {
+            return;
+        }
+        if (role == MpaRole.INITIATOR) {
+            state = State.AWAIT_MPA_REPLY;
+            timer = schedule(settings.replyTimeout());
+            ByteBuf frame = ctx.alloc().buffer(request.encodedLength());
+            MpaStartupFrameCodec.encode(request, frame);
+            ctx.writeAndFlush(frame).addListener((ChannelFutureListener) f -> {
+                if (!f.isSuccess()) {
+                    fail(Reason.CONNECTION_CLOSED, "could not send the MPA Request: " + f.cause(), f.cause(), true);
+                }
+            });
+        } else {
+            state = State.AWAIT_MPA_REQUEST;
+            timer = schedule(settings.requestTimeout());
+        }
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (!(msg instanceof ByteBuf in)) {
+            ctx.fireChannelRead(msg);
+            return;
+        }
+        if (state == State.CLOSED || state == State.RDMA_MODE) {
+            in.release();
+            return;
+        }
+        cumulation = cumulation == null ? in
+                : ByteToMessageDecoder.MERGE_CUMULATOR.cumulate(ctx.alloc(), cumulation, in);
+        inChannelRead = true;
+        try {
+            process();
+        } finally {
+            inChannelRead = false;
+        }
+    }
+
+    private void process() {
+        switch (state) {
+            case AWAIT_MPA_REQUEST -> parse(MpaStartupFrame.Type.REQUEST);
+            case AWAIT_MPA_REPLY -> parse(MpaStartupFrame.Type.REPLY);
+            case AWAIT_DECISION -> pauseIfTooManyEarlyOctets();
+            default -> {
+            }
+        }
+    }
+
+    private void parse(MpaStartupFrame.Type type) {
+        ByteBuf buf = cumulation;
+        int offset = buf.readerIndex();
+        int available = buf.readableBytes();
+        int mismatch = MpaStartupFrameCodec.keyMismatchIndex(buf, offset, available, type);
+        if (mismatch >= 0) {
+            failKey(type, buf, offset, available, mismatch);
+            return;
+        }
+        if (available < MpaStartupFrameCodec.HEADER_LENGTH) {
+            return;
+        }
+        int revision = MpaStartupFrameCodec.revision(buf, offset);
+        int expectedRevision = type == MpaStartupFrame.Type.REPLY ? request.revision() : settings.revision();
+        if (revision != expectedRevision) {
+            fail(Reason.UNSUPPORTED_REVISION, "MPA " + name(type) + " has Rev " + revision + "; this endpoint "
+                    + (type == MpaStartupFrame.Type.REPLY ? "requested" : "speaks") + " revision " + expectedRevision
+                    + " (RFC 5044 §7.1.1 Rev)", null, true);
+            return;
+        }
+        int privateDataLength = MpaStartupFrameCodec.privateDataLength(buf, offset);
+        if (privateDataLength > settings.maxPrivateDataLength()) {
+            fail(Reason.PRIVATE_DATA_TOO_LONG, "MPA " + name(type) + " has PD_Length " + privateDataLength
+                    + ", above the maximum of " + settings.maxPrivateDataLength()
+                    + " octets (MpaSettings.maxPrivateDataLength; RFC 5044 §7.1.1 allows 512)", null, true);
+            return;
+        }
+        if (available < MpaStartupFrameCodec.HEADER_LENGTH + privateDataLength) {
+            return;
+        }
+        MpaStartupFrame frame = MpaStartupFrameCodec.decode(buf, offset, type);
+        buf.skipBytes(frame.encodedLength());
+        logger.debug("{} received {}", ctx.channel(), frame);
+        if (type == MpaStartupFrame.Type.REQUEST) {
+            onRequest(frame);
+        } else {
+            onReply(frame);
+        }
+    }
+
+    private void failKey(MpaStartupFrame.Type type, ByteBuf buf, int offset, int available, int mismatch) {
+        MpaStartupFrame.Type other = type == MpaStartupFrame.Type.REQUEST ? MpaStartupFrame.Type.REPLY
+                : MpaStartupFrame.Type.REQUEST;
+        if (MpaStartupFrameCodec.keyMismatchIndex(buf, offset, available, other) < 0) {
+            if (role == MpaRole.INITIATOR) {
+                fail(Reason.BOTH_INITIATORS, "received an MPA Request where the Reply was due: both ends started"
+                        + " as initiator (RFC 5044 §7.1.2 rule 8)", null, true);
+            } else {
+                fail(Reason.UNEXPECTED_REPLY, "received an MPA Reply where the Request was due: both ends started"
+                        + " as responder (RFC 5044 §7.1.2 rule 8)", null, true);
+            }
+            return;
+        }
+        byte expected = MpaStartupFrameCodec.keyUnsafe(type)[mismatch];
+        int received = buf.getUnsignedByte(offset + mismatch);
+        fail(Reason.BAD_KEY, String.format("MPA %s key mismatch at octet %d: expected 0x%02x ('%c'), received 0x%02x"
+                + " (RFC 5044 §7.1.1 Key)", name(type), mismatch, expected, (char) expected, received), null, true);
+    }
+
+    private static String name(MpaStartupFrame.Type type) {
+        return type == MpaStartupFrame.Type.REQUEST ? "Request" : "Reply";
+    }
+
+    private void onReply(MpaStartupFrame reply) {
+        cancelTimer();
+        if (reply.rejected()) {
+            // §7.1.2 rule 3: exit MPA; no SoftRDMA consumer reuses a rejected stream, so it is closed.
+            failWith(new MpaRejectedException(reply), true);
+            return;
+        }
+        if (reply.markers() && settings.refuseMarkers()) {
+            fail(Reason.MARKERS_REFUSED, "the responder requires Markers (Reply M=1), which this endpoint refuses"
+                    + " (MpaSettings.refuseMarkers)", null, true);
+            return;
+        }
+        establish(request, reply);
+    }
+
+    private void onRequest(MpaStartupFrame peer) {
+        cancelTimer();
+        peerRequest = peer;
+        if (peer.markers() && settings.refuseMarkers()) {
+            // As Linux siw: answer R=1 with the same revision, then close.
+            sendReplyAndClose(MpaStartupFrame.reply(false, settings.crc() || peer.crc(), true, peer.revision(),
+                    new byte[0]));
+            fail(Reason.MARKERS_REFUSED, "the initiator requires Markers (Request M=1), which this endpoint refuses"
+                    + " (MpaSettings.refuseMarkers); rejected with R=1", null, false);
+            return;
+        }
+        state = State.AWAIT_DECISION;
+        timer = schedule(settings.acceptTimeout());
+        pauseIfTooManyEarlyOctets();
+        try {
+            listener.onRequest(peer, new Decision());
+        } catch (Throwable t) {
+            fail(Reason.REJECTED_LOCALLY, "the MPA request listener failed: " + t, t, true);
+        }
+    }
+
+    private void pauseIfTooManyEarlyOctets() {
+        if (!readingPaused && cumulation != null && cumulation.readableBytes() > MAX_EARLY_OCTETS) {
+            readingPaused = true;
+            ctx.channel().config().setAutoRead(false);
+        }
+    }
+
+    private void accept(byte[] privateData) {
+        if (state != State.AWAIT_DECISION) {
+            return;
+        }
+        cancelTimer();
+        MpaStartupFrame peer = peerRequest;
+        MpaStartupFrame reply = MpaStartupFrame.reply(settings.markers(), settings.crc() || peer.crc(), false,
+                peer.revision(), privateData);
+        ByteBuf frame = ctx.alloc().buffer(reply.encodedLength());
+        MpaStartupFrameCodec.encode(reply, frame);
+        ctx.writeAndFlush(frame, ctx.voidPromise());
+        establish(peer, reply);
+    }
+
+    private void reject(byte[] privateData) {
+        if (state != State.AWAIT_DECISION) {
+            return;
+        }
+        cancelTimer();
+        MpaStartupFrame peer = peerRequest;
+        sendReplyAndClose(MpaStartupFrame.reply(false, settings.crc() || peer.crc(), true, peer.revision(),
+                privateData));
+        fail(Reason.REJECTED_LOCALLY, "the consumer rejected the MPA Request; sent a Reply with R=1 and "
+                + privateData.length + " octets of private data", null, false);
+    }
+
+    private void sendReplyAndClose(MpaStartupFrame reply) {
+        ByteBuf frame = ctx.alloc().buffer(reply.encodedLength());
+        MpaStartupFrameCodec.encode(reply, frame);
+        ctx.writeAndFlush(frame).addListener(ChannelFutureListener.CLOSE);
+    }
+
+    private void establish(MpaStartupFrame req, MpaStartupFrame reply) {
+        boolean initiator = role == MpaRole.INITIATOR;
+        boolean markersSent = initiator ? reply.markers() : req.markers();
+        boolean markersReceived = initiator ? req.markers() : reply.markers();
+        int mulpdu = Math.min(FpduCodec.mulpdu(TcpMss.effectiveMss(ctx.channel()), markersSent),
+                settings.maxUlpduLength());
+        MpaNegotiation negotiation = new MpaNegotiation(role, req.revision(), req.crc() || reply.crc(), markersSent,
+                markersReceived, mulpdu, req, reply);
+        state = State.RDMA_MODE;
+
+        FpduEncoder encoder = FpduEncoder.of(negotiation);
+        FpduDecoder decoder = FpduDecoder.of(negotiation);
+        if (!initiator) {
+            decoder.onFirstFpdu(encoder::releaseHeldWrites);
+        }
+        ChannelPipeline pipeline = ctx.pipeline();
+        pipeline.addAfter(ctx.name(), PipelineNames.FPDU_DECODER, decoder);
+        pipeline.addAfter(ctx.name(), PipelineNames.FPDU_ENCODER, encoder);
+        logger.debug("{} MPA established: {}", ctx.channel(), negotiation);
+
+        ByteBuf leftover = cumulation;
+        cumulation = null;
+        ctx.fireUserEventTriggered(new MpaEstablishedEvent(negotiation));
+        outcome.complete(negotiation);
+        if (leftover != null && leftover.isReadable() && ctx.channel().isActive()) {
+            // Octets right after the frame are the first FPDUs (§7.1.2 rules 2 and 3).
+            ctx.fireChannelRead(leftover);
+            if (!inChannelRead) {
+                ctx.fireChannelReadComplete();
+            }
+        } else {
+            ReferenceCountUtil.release(leftover);
+        }
+        if (readingPaused) {
+            readingPaused = false;
+            ctx.channel().config().setAutoRead(true);
+        }
+        pipeline.remove(this);
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        if (state != State.RDMA_MODE && state != State.CLOSED) {
+            String awaited = state == State.AWAIT_MPA_REPLY ? "MPA Reply"
+                    : state == State.AWAIT_MPA_REQUEST ? "MPA Request" : "consumer's decision";
+            int partial = cumulation == null ? 0 : cumulation.readableBytes();
+            if (partial > 0 && state != State.AWAIT_DECISION) {
+                fail(Reason.TRUNCATED_FRAME, "the stream closed after " + partial + " octets of the " + awaited
+                        + " (a frame is 20 octets plus PD_Length)", null, false);
+            } else {
+                fail(Reason.CONNECTION_CLOSED, "the connection closed while waiting for the " + awaited, null, false);
+            }
+        }
+        super.channelInactive(ctx);
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (state == State.RDMA_MODE || state == State.CLOSED) {
+            ctx.fireExceptionCaught(cause);
+            return;
+        }
+        fail(Reason.CONNECTION_CLOSED, "the connection failed during MPA startup: " + cause, cause, true);
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        cancelTimer();
+        if (state != State.RDMA_MODE && state != State.CLOSED) {
+            fail(Reason.CONNECTION_CLOSED, "the MPA startup handler was removed before the startup completed", null,
+                    false);
+        }
+        ReferenceCountUtil.release(cumulation);
+        cumulation = null;
+    }
+
+    private ScheduledFuture<?> schedule(Duration timeout) {
+        State awaited = state;
+        return ctx.executor().schedule(() -> onTimeout(awaited, timeout), timeout.toNanos(), TimeUnit.NANOSECONDS);
+    }
+
+    private void onTimeout(State awaited, Duration timeout) {
+        if (state != awaited) {
+            return;
+        }
+        int received = cumulation == null ? 0 : cumulation.readableBytes();
+        switch (awaited) {
+            case AWAIT_MPA_REQUEST -> fail(Reason.TIMEOUT, "no complete MPA Request within " + timeout.toMillis()
+                    + " ms (MpaSettings.requestTimeout; RFC 5044 §7.1.2 rules 8 and 10); " + received
+                    + " octets received", null, true);
+            case AWAIT_MPA_REPLY -> fail(Reason.TIMEOUT, "no complete MPA Reply within " + timeout.toMillis()
+                    + " ms (MpaSettings.replyTimeout; RFC 5044 §7.1.2 rule 10); " + received + " octets received",
+                    null, true);
+            case AWAIT_DECISION -> fail(Reason.ACCEPT_TIMEOUT, "the consumer neither accepted nor rejected the MPA"
+                    + " Request within " + timeout.toMillis() + " ms (MpaSettings.acceptTimeout)", null, true);
+            default -> {
+            }
+        }
+    }
+
+    private void cancelTimer() {
+        if (timer != null) {
+            timer.cancel(false);
+            timer = null;
+        }
+    }
+
+    private void fail(Reason reason, String message, Throwable cause, boolean close) {
+        failWith(cause == null ? new MpaStartupException(reason, message)
+                : new MpaStartupException(reason, message, cause), close);
+    }
+
+    private void failWith(MpaStartupException failure, boolean close) {
+        if (state == State.RDMA_MODE || state == State.CLOSED) {
+            return;
+        }
+        state = State.CLOSED;
+        cancelTimer();
+        ReferenceCountUtil.release(cumulation);
+        cumulation = null;
+        logger.debug("{} MPA startup failed ({}): {}", ctx.channel(), failure.reason(), failure.getMessage());
+        outcome.completeExceptionally(failure);
+        if (close) {
+            ctx.close();
+        }
+    }
+
+    /** The responder's one-shot decision; hops onto the event loop. */
+    private final class Decision implements MpaResponderDecision {
+        private final AtomicBoolean decided = new AtomicBoolean();
+
+        @Override
+        public void accept(byte[] privateData) {
+            byte[] pd = checked(privateData);
+            if (decided.compareAndSet(false, true)) {
+                runOnLoop(() -> MpaStartupHandler.this.accept(pd));
+            }
+        }
+
+        @Override
+        public void reject(byte[] privateData) {
+            byte[] pd = checked(privateData);
+            if (decided.compareAndSet(false, true)) {
+                runOnLoop(() -> MpaStartupHandler.this.reject(pd));
+            }
+        }
+
+        private byte[] checked(byte[] privateData) {
+            Objects.requireNonNull(privateData, "privateData");
+            settings.checkOutgoingPrivateData(privateData);
+            return privateData.clone();
+        }
+
+        private void runOnLoop(Runnable task) {
+            if (ctx.executor().inEventLoop()) {
+                task.run();
+            } else {
+                ctx.executor().execute(task);
+            }
+        }
+    }
+}
