@@ -115,7 +115,9 @@ public final class FpduDecoder extends ByteToMessageDecoder {
         if (markers && !markersValid(ctx, in, start, position, leading, fpduStart, innerMarkers)) {
             return;
         }
-        ByteBuf ulpdu = extractUlpdu(ctx, in, start, position, fpduStart, ulpduLength);
+        int ulpduIndex = start + leading + FpduCodec.LENGTH_FIELD_LENGTH;
+        ByteBuf ulpdu = innerMarkers == 0 ? in.retainedSlice(ulpduIndex, ulpduLength)
+                : extractAroundMarkers(ctx, in, start, position, fpduStart, ulpduLength);
         in.skipBytes(wireLength);
         streamPosition = position + wireLength;
         fpdusReceived++;
@@ -153,13 +155,10 @@ public final class FpduDecoder extends ByteToMessageDecoder {
     }
 
     /** The ULPDU as one slice, or as a composite of slices around the Markers inside it. */
-    private static ByteBuf extractUlpdu(ChannelHandlerContext ctx, ByteBuf in, int start, long position,
+    private static ByteBuf extractAroundMarkers(ChannelHandlerContext ctx, ByteBuf in, int start, long position,
             long fpduStart, int ulpduLength) {
         long p = fpduStart + FpduCodec.LENGTH_FIELD_LENGTH;
         int index = start + (int) (p - position);
-        if (ulpduLength == 0) {
-            return in.retainedSlice(index, 0);
-        }
         ByteBuf first = null;
         CompositeByteBuf composite = null;
         int remaining = ulpduLength;
