@@ -23,6 +23,13 @@ public final class Crc32c {
         if (length == 0) {
             return;
         }
+        ByteBuf unwrapped = buf.unwrap();
+        while (unwrapped != null && unwrapped.capacity() == buf.capacity() && !(buf instanceof CompositeByteBuf)) {
+            // A duplicate (or a read-only or leak-tracking view) uses its parent's indexes; the parent's
+            // cached NIO view then costs no allocation, where the derived buffer's would.
+            buf = unwrapped;
+            unwrapped = buf.unwrap();
+        }
         if (buf.hasArray()) {
             crc.update(buf.array(), buf.arrayOffset() + index, length);
         } else if (buf instanceof CompositeByteBuf composite) {

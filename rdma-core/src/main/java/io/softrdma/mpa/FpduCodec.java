@@ -28,6 +28,8 @@ import io.netty.buffer.ByteBufUtil;
  * <p>Markers (when negotiated for a direction) sit at every 512th octet of that direction's stream,
  * counted from the first octet of its first FPDU (§4.3), wherever that falls: between FPDUs, inside a
  * ULPDU, or between the PAD and the CRC.
+ *
+ * <p>Thread safety: stateless static methods.
  */
 public final class FpduCodec {
     /** §4.1 ULPDU_Length: 16 bits. */

@@ -5,6 +5,8 @@ package io.softrdma.mpa;
  * (MPA): RFC 5044 §8 defines codes 1 to 4, RFC 6581 §4 adds 5 to 7.
  *
  * <p>MPA detects these; the DDP/RDMAP layer above turns them into a Terminate message.
+ *
+ * <p>Thread safety: an enum, immutable.
  */
 public enum LlpErrorCode {
     /** RFC 5044 §8 code 1: the TCP connection was closed, reset or lost. */

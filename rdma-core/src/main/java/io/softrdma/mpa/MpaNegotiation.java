@@ -5,6 +5,8 @@ import java.util.Objects;
 /**
  * The outcome of a successful MPA startup: what the two frames settled for the full operation phase.
  *
+ * <p>Thread safety: immutable.
+ *
  * @param role this endpoint's role
  * @param revision the revision both ends use
  * @param crc whether CRCs are generated and checked (C = 1 in either frame, RFC 5044 §7.1.1 C)

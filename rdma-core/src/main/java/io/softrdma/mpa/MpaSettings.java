@@ -9,6 +9,8 @@ import java.util.Objects;
  * <p>Start from {@link #defaults()} and change fields with the {@code with…} methods; every instance
  * is immutable and validated when built.
  *
+ * <p>Thread safety: immutable.
+ *
  * @param revision the MPA revision sent in a Request (RFC 5044 §7.1.1 Rev: 1)
  * @param crc this endpoint's CRC preference, the C bit (RFC 5044 §4.4: on unless an administrator
  *     turns it off; CRCs are off only where both ends send C = 0)

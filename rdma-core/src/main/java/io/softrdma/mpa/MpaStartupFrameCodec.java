@@ -25,6 +25,8 @@ import java.nio.charset.StandardCharsets;
  * </pre>
  *
  * <p>Readers take a buffer and an absolute offset and never move the buffer's indexes.
+ *
+ * <p>Thread safety: stateless static methods.
  */
 public final class MpaStartupFrameCodec {
     /** "MPA ID Req Frame", RFC 5044 §7.1.1 Key. */

@@ -1,6 +1,10 @@
 package io.softrdma.transport;
 
-/** The name of every handler slot SoftRDMA puts in a channel pipeline, from the socket upward. */
+/**
+ * The name of every handler slot SoftRDMA puts in a channel pipeline, from the socket upward.
+ *
+ * <p>Thread safety: constants.
+ */
 public final class PipelineNames {
     /** Optional TLS ({@code SslHandler}) below MPA. */
     public static final String TLS = "rdma-tls";

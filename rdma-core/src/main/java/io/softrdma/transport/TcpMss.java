@@ -16,6 +16,8 @@ import java.net.SocketException;
  * <p>With native epoll the kernel reports it ({@code TCP_INFO tcpi_snd_mss}). Otherwise, as RFC 5044
  * §5.1 advises, it is derived from the MTU of the local interface minus the IP and TCP headers and
  * the TCP timestamp option.
+ *
+ * <p>Thread safety: stateless; call it on the channel's event loop (it queries the socket).
  */
 public final class TcpMss {
     /** Used when nothing better is known: Ethernet's 1500-octet MTU less IPv4 and TCP headers. */

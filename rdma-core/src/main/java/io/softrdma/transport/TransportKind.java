@@ -17,6 +17,8 @@ import java.util.concurrent.ThreadFactory;
 /**
  * The Netty transports SoftRDMA runs on: native epoll when the platform has it (it reports the real
  * TCP EMSS and saves a copy per read), else the JDK's NIO.
+ *
+ * <p>Thread safety: an enum, immutable.
  */
 public enum TransportKind {
     EPOLL,
