@@ -75,6 +75,15 @@ public final class FpduCodec {
         return Math.max(MIN_MULPDU, Math.min(MAX_ULPDU_LENGTH, mulpdu));
     }
 
+    /**
+     * Octets from stream position {@code p} to the next Marker position (§4.3), or 0 when a Marker
+     * starts at {@code p}. Positions count from the first octet of the direction's first FPDU.
+     */
+    public static int octetsBeforeMarker(long p) {
+        int offsetInInterval = (int) (p % MARKER_INTERVAL);
+        return offsetInInterval == 0 ? 0 : MARKER_INTERVAL - offsetInInterval;
+    }
+
     /** ULPDU_Length of the FPDU whose length field is at {@code offset}. */
     public static int ulpduLength(ByteBuf buf, int offset) {
         return buf.getUnsignedShort(offset);

@@ -82,7 +82,7 @@ public final class FpduDecoder extends ByteToMessageDecoder {
         int start = in.readerIndex();
         int available = in.readableBytes();
         long position = streamPosition;
-        int leading = markers && position % FpduCodec.MARKER_INTERVAL == 0 ? FpduCodec.MARKER_LENGTH : 0;
+        int leading = markers && FpduCodec.octetsBeforeMarker(position) == 0 ? FpduCodec.MARKER_LENGTH : 0;
         if (available < leading + FpduCodec.LENGTH_FIELD_LENGTH) {
             return;
         }
@@ -176,13 +176,13 @@ public final class FpduDecoder extends ByteToMessageDecoder {
         ByteBuf ulpdu = ctx.alloc().ioBuffer(ulpduLength);
         int remaining = ulpduLength;
         while (remaining > 0) {
-            int offsetInInterval = (int) (p % FpduCodec.MARKER_INTERVAL);
-            if (offsetInInterval == 0) {
+            int beforeMarker = FpduCodec.octetsBeforeMarker(p);
+            if (beforeMarker == 0) {
                 p += FpduCodec.MARKER_LENGTH;
                 index += FpduCodec.MARKER_LENGTH;
                 continue;
             }
-            int chunk = Math.min(remaining, FpduCodec.MARKER_INTERVAL - offsetInInterval);
+            int chunk = Math.min(remaining, beforeMarker);
             ulpdu.writeBytes(in, index, chunk);
             p += chunk;
             index += chunk;

@@ -267,7 +267,7 @@ public final class FpduEncoder extends ChannelDuplexHandler {
         int pad = FpduCodec.padLength(ulpduLength);
         int headerLength = header == null ? 0 : header.readableBytes();
         long start = streamPosition;
-        boolean leading = start % FpduCodec.MARKER_INTERVAL == 0;
+        boolean leading = FpduCodec.octetsBeforeMarker(start) == 0;
         long fpduStart = leading ? start + FpduCodec.MARKER_LENGTH : start;
         int unmarked = FpduCodec.fpduLength(ulpduLength);
         int markerCount = innerMarkerCount(fpduStart, unmarked) + (leading ? 1 : 0);
@@ -290,7 +290,7 @@ public final class FpduEncoder extends ChannelDuplexHandler {
                 fpdu.writeByte(0);
                 p++;
             }
-            if (p % FpduCodec.MARKER_INTERVAL == 0) {
+            if (FpduCodec.octetsBeforeMarker(p) == 0) {
                 // A Marker right after the PAD is part of this FPDU and of its CRC (§4.4 rule 1).
                 p = putMarker(fpdu, p, (int) (p - fpduStart));
             }
@@ -326,12 +326,12 @@ public final class FpduEncoder extends ChannelDuplexHandler {
 
     private static long putSpanning(ByteBuf fpdu, ByteBuf source, int index, int length, long p, long fpduStart) {
         while (length > 0) {
-            int offsetInInterval = (int) (p % FpduCodec.MARKER_INTERVAL);
-            if (offsetInInterval == 0) {
+            int beforeMarker = FpduCodec.octetsBeforeMarker(p);
+            if (beforeMarker == 0) {
                 p = putMarker(fpdu, p, (int) (p - fpduStart));
                 continue;
             }
-            int chunk = Math.min(length, FpduCodec.MARKER_INTERVAL - offsetInInterval);
+            int chunk = Math.min(length, beforeMarker);
             fpdu.writeBytes(source, index, chunk);
             p += chunk;
             index += chunk;

@@ -6,8 +6,8 @@ import java.util.Objects;
 /**
  * What an MPA endpoint declares and enforces at startup (RFC 5044 §7.1) and in full operation.
  *
- * <p>Start from {@link #defaults()} and change fields with the {@code with…} methods; every instance
- * is immutable and validated when built.
+ * <p>Start from {@link #defaults()} and change fields with the {@code with…} methods, or several at
+ * once with {@link #toBuilder()}; every instance is immutable and validated when built.
  *
  * <p>Thread safety: immutable.
  *
@@ -73,43 +73,120 @@ public record MpaSettings(
     }
 
     public MpaSettings withCrc(boolean crc) {
-        return new MpaSettings(revision, crc, markers, refuseMarkers, maxPrivateDataLength, requestTimeout,
-                replyTimeout, acceptTimeout, maxUlpduLength);
+        return toBuilder().crc(crc).build();
     }
 
     public MpaSettings withMarkers(boolean markers) {
-        return new MpaSettings(revision, crc, markers, refuseMarkers, maxPrivateDataLength, requestTimeout,
-                replyTimeout, acceptTimeout, maxUlpduLength);
+        return toBuilder().markers(markers).build();
     }
 
     public MpaSettings withRefuseMarkers(boolean refuseMarkers) {
-        return new MpaSettings(revision, crc, markers, refuseMarkers, maxPrivateDataLength, requestTimeout,
-                replyTimeout, acceptTimeout, maxUlpduLength);
+        return toBuilder().refuseMarkers(refuseMarkers).build();
     }
 
     public MpaSettings withMaxPrivateDataLength(int maxPrivateDataLength) {
-        return new MpaSettings(revision, crc, markers, refuseMarkers, maxPrivateDataLength, requestTimeout,
-                replyTimeout, acceptTimeout, maxUlpduLength);
+        return toBuilder().maxPrivateDataLength(maxPrivateDataLength).build();
     }
 
     public MpaSettings withRequestTimeout(Duration requestTimeout) {
-        return new MpaSettings(revision, crc, markers, refuseMarkers, maxPrivateDataLength, requestTimeout,
-                replyTimeout, acceptTimeout, maxUlpduLength);
+        return toBuilder().requestTimeout(requestTimeout).build();
     }
 
     public MpaSettings withReplyTimeout(Duration replyTimeout) {
-        return new MpaSettings(revision, crc, markers, refuseMarkers, maxPrivateDataLength, requestTimeout,
-                replyTimeout, acceptTimeout, maxUlpduLength);
+        return toBuilder().replyTimeout(replyTimeout).build();
     }
 
     public MpaSettings withAcceptTimeout(Duration acceptTimeout) {
-        return new MpaSettings(revision, crc, markers, refuseMarkers, maxPrivateDataLength, requestTimeout,
-                replyTimeout, acceptTimeout, maxUlpduLength);
+        return toBuilder().acceptTimeout(acceptTimeout).build();
     }
 
     public MpaSettings withMaxUlpduLength(int maxUlpduLength) {
-        return new MpaSettings(revision, crc, markers, refuseMarkers, maxPrivateDataLength, requestTimeout,
-                replyTimeout, acceptTimeout, maxUlpduLength);
+        return toBuilder().maxUlpduLength(maxUlpduLength).build();
+    }
+
+    /** A builder that starts from these settings. */
+    public Builder toBuilder() {
+        return new Builder(this);
+    }
+
+    /**
+     * Collects settings field by field; {@link #build()} validates them together.
+     *
+     * <p>Thread safety: not thread-safe; build on one thread.
+     */
+    public static final class Builder {
+        private int revision;
+        private boolean crc;
+        private boolean markers;
+        private boolean refuseMarkers;
+        private int maxPrivateDataLength;
+        private Duration requestTimeout;
+        private Duration replyTimeout;
+        private Duration acceptTimeout;
+        private int maxUlpduLength;
+
+        private Builder(MpaSettings from) {
+            revision = from.revision;
+            crc = from.crc;
+            markers = from.markers;
+            refuseMarkers = from.refuseMarkers;
+            maxPrivateDataLength = from.maxPrivateDataLength;
+            requestTimeout = from.requestTimeout;
+            replyTimeout = from.replyTimeout;
+            acceptTimeout = from.acceptTimeout;
+            maxUlpduLength = from.maxUlpduLength;
+        }
+
+        public Builder revision(int revision) {
+            this.revision = revision;
+            return this;
+        }
+
+        public Builder crc(boolean crc) {
+            this.crc = crc;
+            return this;
+        }
+
+        public Builder markers(boolean markers) {
+            this.markers = markers;
+            return this;
+        }
+
+        public Builder refuseMarkers(boolean refuseMarkers) {
+            this.refuseMarkers = refuseMarkers;
+            return this;
+        }
+
+        public Builder maxPrivateDataLength(int maxPrivateDataLength) {
+            this.maxPrivateDataLength = maxPrivateDataLength;
+            return this;
+        }
+
+        public Builder requestTimeout(Duration requestTimeout) {
+            this.requestTimeout = requestTimeout;
+            return this;
+        }
+
+        public Builder replyTimeout(Duration replyTimeout) {
+            this.replyTimeout = replyTimeout;
+            return this;
+        }
+
+        public Builder acceptTimeout(Duration acceptTimeout) {
+            this.acceptTimeout = acceptTimeout;
+            return this;
+        }
+
+        public Builder maxUlpduLength(int maxUlpduLength) {
+            this.maxUlpduLength = maxUlpduLength;
+            return this;
+        }
+
+        /** @throws IllegalArgumentException naming the first setting that is out of range */
+        public MpaSettings build() {
+            return new MpaSettings(revision, crc, markers, refuseMarkers, maxPrivateDataLength, requestTimeout,
+                    replyTimeout, acceptTimeout, maxUlpduLength);
+        }
     }
 
     /** Fails fast when private data to be sent exceeds {@link #maxPrivateDataLength()}. */
