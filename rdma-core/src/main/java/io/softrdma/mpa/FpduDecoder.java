@@ -23,6 +23,10 @@ import java.util.zip.CRC32C;
  * further FPDU is passed on and the stream is not read further (§8); the connection stays open for
  * the layer above to send its Terminate and close.
  *
+ * <p>RFC 5044 §8 code 1 (the TCP connection closed, by FIN, reset or loss) and the §7.2 notice of a
+ * graceful close reach the layer above as {@code channelInactive}, after every complete FPDU received
+ * before it.
+ *
  * <p>Ownership: every ULPDU passed to {@code channelRead} must be released by the handler above.
  *
  * <p>Thread safety: a channel handler; all methods run on the channel's event loop.
@@ -38,6 +42,7 @@ public final class FpduDecoder extends ByteToMessageDecoder {
     private long fpdusReceived;
     private boolean failed;
     private Runnable firstFpduListener;
+    private Runnable failureListener;
 
     /**
      * @param crcEnabled check the CRC32c of each FPDU (only when negotiated; else it is not checked)
@@ -60,6 +65,14 @@ public final class FpduDecoder extends ByteToMessageDecoder {
      */
     public void onFirstFpdu(Runnable listener) {
         this.firstFpduListener = listener;
+    }
+
+    /**
+     * Runs {@code listener} once, on the event loop, when a framing error stops this decoder; a
+     * responder that has not received a valid FPDU yet then refuses to send any (RFC 5044 §7.1.2 rule 4).
+     */
+    public void onFailure(Runnable listener) {
+        this.failureListener = listener;
     }
 
     /** The number of valid FPDUs passed on so far. */
@@ -88,6 +101,8 @@ public final class FpduDecoder extends ByteToMessageDecoder {
         }
         int ulpduLength = FpduCodec.ulpduLength(in, start + leading);
         if (ulpduLength > FpduCodec.MAX_ULPDU_LENGTH) {
+            // A local choice: RFC 5044 has no code for a ULPDU_Length no sender may post (§3); it is the
+            // length field that cannot be right, so it is reported as the framing error code 3.
             fail(ctx, in, LlpErrorCode.MARKER_AND_ULPDU_LENGTH_MISMATCH, "FPDU at stream octet " + position
                     + ": ULPDU_Length " + ulpduLength + " exceeds the largest ULPDU a sender may post, "
                     + FpduCodec.MAX_ULPDU_LENGTH + " octets (RFC 5044 §3)");
@@ -197,7 +212,25 @@ public final class FpduDecoder extends ByteToMessageDecoder {
         // RFC 5044 §8: deliver nothing more on this half connection; do not close (DDP's ULP does).
         ctx.channel().config().setAutoRead(false);
         logger.debug("{} MPA framing error {}: {}", ctx.channel(), code, message);
+        Runnable listener = failureListener;
+        failureListener = null;
+        if (listener != null) {
+            listener.run();
+        }
         ctx.fireExceptionCaught(new FpduException(code, message));
+    }
+
+    /**
+     * After an error nothing more is read: ByteToMessageDecoder would ask for another read whenever one
+     * produced no message and auto-read is off, which after an error is every read.
+     */
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
+        if (failed) {
+            ctx.fireChannelReadComplete();
+            return;
+        }
+        super.channelReadComplete(ctx);
     }
 
     @Override

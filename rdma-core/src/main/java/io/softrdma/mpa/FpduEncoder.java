@@ -45,6 +45,8 @@ public final class FpduEncoder extends ChannelDuplexHandler {
     private long streamPosition;
     /** Writes held back until the first FPDU arrives (responder only); msg, promise pairs. */
     private ArrayDeque<Object> held;
+    /** Set when the first FPDU turned out invalid: a responder may then send nothing at all. */
+    private MpaException refusal;
     private ChannelHandlerContext ctx;
     private ChannelPromise quietVoidPromise;
     private final byte[] scratch = new byte[MAX_CARVED];
@@ -113,8 +115,28 @@ public final class FpduEncoder extends ChannelDuplexHandler {
         super.channelInactive(ctx);
     }
 
+    /**
+     * A responder whose first received FPDU was invalid may never send (RFC 5044 §7.1.2 rule 4): every
+     * held and later write fails, so that whoever waits for a Terminate to be written can close.
+     *
+     * <p>Note: event loop only; no effect once the encoder is open.
+     */
+    public void refuseWrites() {
+        if (held == null) {
+            return;
+        }
+        refusal = new MpaException("a responder sends no FPDU before it has received a valid one"
+                + " (RFC 5044 §7.1.2 rule 4), and the first FPDU received was invalid");
+        failHeld(refusal);
+    }
+
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+        if (refusal != null) {
+            releaseMessage(msg);
+            promise.tryFailure(refusal);
+            return;
+        }
         if (!(msg instanceof ByteBuf) && !(msg instanceof GatheredUlpdu)) {
             ReferenceCountUtil.release(msg);
             promise.setFailure(new UnsupportedMessageTypeException(msg, ByteBuf.class, GatheredUlpdu.class));
@@ -135,11 +157,7 @@ public final class FpduEncoder extends ChannelDuplexHandler {
     }
 
     private static void releaseMessage(Object msg) {
-        if (msg instanceof GatheredUlpdu g) {
-            g.release();
-        } else {
-            ReferenceCountUtil.release(msg);
-        }
+        ReferenceCountUtil.release(msg);
     }
 
     /**
@@ -180,10 +198,11 @@ public final class FpduEncoder extends ChannelDuplexHandler {
     private void encode(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
         ByteBuf header;
         ByteBuf payload;
+        GatheredUlpdu gathered = null;
         if (msg instanceof GatheredUlpdu g) {
+            gathered = g;
             header = g.header();
             payload = g.payload();
-            g.recycleKeepingBuffers();
         } else {
             header = null;
             payload = (ByteBuf) msg;
@@ -191,8 +210,7 @@ public final class FpduEncoder extends ChannelDuplexHandler {
         int headerLength = header == null ? 0 : header.readableBytes();
         int ulpduLength = headerLength + payload.readableBytes();
         if (ulpduLength > FpduCodec.MAX_ULPDU_LENGTH) {
-            ReferenceCountUtil.release(header);
-            payload.release();
+            releaseMessage(msg);
             promise.setFailure(new IllegalArgumentException("a ULPDU of " + ulpduLength
                     + " octets exceeds the maximum of " + FpduCodec.MAX_ULPDU_LENGTH + " (RFC 5044 §3)"));
             return;
@@ -204,10 +222,13 @@ public final class FpduEncoder extends ChannelDuplexHandler {
                 writePlain(ctx, header, payload, ulpduLength, promise);
             }
         } catch (Throwable t) {
-            // Only allocation can fail before the buffers are handed on.
-            ReferenceCountUtil.safeRelease(header);
+            // Only allocation can fail before the payload is handed on.
             ReferenceCountUtil.safeRelease(payload);
             promise.tryFailure(t);
+        } finally {
+            if (gathered != null) {
+                gathered.recycleTakingPayload();
+            }
         }
     }
 
@@ -230,7 +251,6 @@ public final class FpduEncoder extends ChannelDuplexHandler {
         bytes[1] = (byte) ulpduLength;
         if (header != null) {
             header.getBytes(header.readerIndex(), bytes, FpduCodec.LENGTH_FIELD_LENGTH, headerLength);
-            header.release();
         }
         prefix.writeBytes(bytes, 0, prefixLength);
         trailer.writeZero(pad);
@@ -306,7 +326,6 @@ public final class FpduEncoder extends ChannelDuplexHandler {
             fpdu.release();
             throw t;
         }
-        ReferenceCountUtil.release(header);
         payload.release();
         ctx.write(fpdu, promise);
     }

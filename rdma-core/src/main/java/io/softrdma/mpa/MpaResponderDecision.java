@@ -1,7 +1,9 @@
 package io.softrdma.mpa;
 
 /**
- * The answer a responder's consumer gives to an MPA Request. Only the first call counts.
+ * The answer a responder's consumer gives to an MPA Request. Only the first call counts, and a decision
+ * that arrives after {@link MpaSettings#acceptTimeout()} or after the connection closed is ignored:
+ * {@link MpaStartupHandler#outcome()} tells what happened.
  *
  * <p>Thread safety: callable from any thread; the Reply is sent on the connection's event loop.
  */
@@ -15,7 +17,7 @@ public interface MpaResponderDecision {
 
     /**
      * Sends a Reply with R = 1 and this private data (for example the reason), then closes the
-     * connection once the Reply is written.
+     * connection once the Reply is written (unless {@link MpaSettings#closeOnReject()} is off).
      *
      * @throws IllegalArgumentException if the private data is longer than the configured maximum
      */

@@ -22,8 +22,13 @@ import java.util.Objects;
  * @param requestTimeout how long a responder waits for the complete MPA Request (siw: 5 s)
  * @param replyTimeout how long an initiator waits for the complete MPA Reply (siw: 10 s)
  * @param acceptTimeout how long a responder waits for its consumer to accept or reject a Request
- * @param maxUlpduLength the largest ULPDU this endpoint sends, in octets (128 to 64768); the MULPDU
- *     offered to DDP is the smaller of this and the one derived from the TCP EMSS (§4.5)
+ * @param maxUlpduLength a cap on the MULPDU offered to DDP, in octets (128 to 64768): the MULPDU is the
+ *     smaller of this and the one derived from the TCP EMSS (§4.5). The encoder itself frames any ULPDU
+ *     up to the 64768 octets RFC 5044 §3 allows.
+ * @param closeOnReject close the connection after a Reply with R = 1 (sent or received). RFC 5044
+ *     §7.1.2 leaves the TCP connection open for the consumer to close or reuse; SoftRDMA's consumers
+ *     close, so this is on by default. When off, the startup handler removes itself and leaves the
+ *     channel (and any octets after the Reply) to the pipeline.
  */
 public record MpaSettings(
         int revision,
@@ -34,14 +39,15 @@ public record MpaSettings(
         Duration requestTimeout,
         Duration replyTimeout,
         Duration acceptTimeout,
-        int maxUlpduLength) {
+        int maxUlpduLength,
+        boolean closeOnReject) {
 
     /** The only revision RFC 5044 defines. */
     public static final int REVISION_1 = 1;
 
     private static final MpaSettings DEFAULTS = new MpaSettings(REVISION_1, true, false, false,
             MpaStartupFrameCodec.MAX_PRIVATE_DATA_LENGTH, Duration.ofSeconds(5), Duration.ofSeconds(10),
-            Duration.ofSeconds(10), FpduCodec.MAX_ULPDU_LENGTH);
+            Duration.ofSeconds(10), FpduCodec.MAX_ULPDU_LENGTH, true);
 
     public MpaSettings {
         if (revision != REVISION_1) {
@@ -104,6 +110,10 @@ public record MpaSettings(
         return toBuilder().maxUlpduLength(maxUlpduLength).build();
     }
 
+    public MpaSettings withCloseOnReject(boolean closeOnReject) {
+        return toBuilder().closeOnReject(closeOnReject).build();
+    }
+
     /** A builder that starts from these settings. */
     public Builder toBuilder() {
         return new Builder(this);
@@ -124,6 +134,7 @@ public record MpaSettings(
         private Duration replyTimeout;
         private Duration acceptTimeout;
         private int maxUlpduLength;
+        private boolean closeOnReject;
 
         private Builder(MpaSettings from) {
             revision = from.revision;
@@ -135,6 +146,7 @@ public record MpaSettings(
             replyTimeout = from.replyTimeout;
             acceptTimeout = from.acceptTimeout;
             maxUlpduLength = from.maxUlpduLength;
+            closeOnReject = from.closeOnReject;
         }
 
         public Builder revision(int revision) {
@@ -182,10 +194,15 @@ public record MpaSettings(
             return this;
         }
 
+        public Builder closeOnReject(boolean closeOnReject) {
+            this.closeOnReject = closeOnReject;
+            return this;
+        }
+
         /** @throws IllegalArgumentException naming the first setting that is out of range */
         public MpaSettings build() {
             return new MpaSettings(revision, crc, markers, refuseMarkers, maxPrivateDataLength, requestTimeout,
-                    replyTimeout, acceptTimeout, maxUlpduLength);
+                    replyTimeout, acceptTimeout, maxUlpduLength, closeOnReject);
         }
     }
 

@@ -1,10 +1,11 @@
 package io.softrdma.mpa;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelPipeline;
+import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
@@ -38,12 +39,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * the start of the full operation phase and are handed to the {@link FpduDecoder}, not dropped.
  *
  * <p>On success it fires an {@link MpaEstablishedEvent} and completes {@link #outcome()}, in that
- * order, before any ULPDU is passed on.
+ * order, before any ULPDU is passed on. Writes from the layers above before that fail: no octet may
+ * precede the startup frames, and there is no FPDU framing yet.
  *
  * <p>Thread safety: a channel handler; all state lives on the channel's event loop. Only
  * {@link MpaResponderDecision}'s methods may be called from other threads.
  */
-public final class MpaStartupHandler extends ChannelInboundHandlerAdapter {
+public final class MpaStartupHandler extends ChannelDuplexHandler {
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(MpaStartupHandler.class);
 
     /** Octets buffered while the consumer decides before reading pauses: one maximal FPDU. */
@@ -143,6 +145,17 @@ public final class MpaStartupHandler extends ChannelInboundHandlerAdapter {
     }
 
     @Override
+    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+        if (state == State.RDMA_MODE) {
+            ctx.write(msg, promise);
+            return;
+        }
+        ReferenceCountUtil.release(msg);
+        promise.tryFailure(new IllegalStateException("the MPA startup is not complete: write ULPDUs after the"
+                + " MpaEstablishedEvent (RFC 5044 §7.1.2)"));
+    }
+
+    @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (!(msg instanceof ByteBuf in)) {
             ctx.fireChannelRead(msg);
@@ -238,8 +251,8 @@ public final class MpaStartupHandler extends ChannelInboundHandlerAdapter {
     private void onReply(MpaStartupFrame reply) {
         cancelTimer();
         if (reply.rejected()) {
-            // §7.1.2 rule 3: exit MPA; no SoftRDMA consumer reuses a rejected stream, so it is closed.
-            failWith(new MpaRejectedException(reply), true);
+            // §7.1.2 rule 3: exit MPA, leaving TCP to the consumer (closed unless closeOnReject is off).
+            rejected(new MpaRejectedException(reply));
             return;
         }
         if (reply.markers() && settings.refuseMarkers()) {
@@ -255,10 +268,10 @@ public final class MpaStartupHandler extends ChannelInboundHandlerAdapter {
         peerRequest = peer;
         if (peer.markers() && settings.refuseMarkers()) {
             // As Linux siw: answer R=1 with the same revision, then close.
-            sendReplyAndClose(MpaStartupFrame.reply(false, settings.crc() || peer.crc(), true, peer.revision(),
+            sendRejectingReply(MpaStartupFrame.reply(false, settings.crc() || peer.crc(), true, peer.revision(),
                     new byte[0]));
-            fail(Reason.MARKERS_REFUSED, "the initiator requires Markers (Request M=1), which this endpoint refuses"
-                    + " (MpaSettings.refuseMarkers); rejected with R=1", null, false);
+            rejected(new MpaStartupException(Reason.MARKERS_REFUSED, "the initiator requires Markers (Request M=1),"
+                    + " which this endpoint refuses (MpaSettings.refuseMarkers); rejected with R=1"));
             return;
         }
         state = State.AWAIT_DECISION;
@@ -298,16 +311,46 @@ public final class MpaStartupHandler extends ChannelInboundHandlerAdapter {
         }
         cancelTimer();
         MpaStartupFrame peer = peerRequest;
-        sendReplyAndClose(MpaStartupFrame.reply(false, settings.crc() || peer.crc(), true, peer.revision(),
+        sendRejectingReply(MpaStartupFrame.reply(false, settings.crc() || peer.crc(), true, peer.revision(),
                 privateData));
-        fail(Reason.REJECTED_LOCALLY, "the consumer rejected the MPA Request; sent a Reply with R=1 and "
-                + privateData.length + " octets of private data", null, false);
+        rejected(new MpaStartupException(Reason.REJECTED_LOCALLY, "the consumer rejected the MPA Request; sent a"
+                + " Reply with R=1 and " + privateData.length + " octets of private data"));
     }
 
-    private void sendReplyAndClose(MpaStartupFrame reply) {
+    /** Writes a Reply with R = 1; with closeOnReject, the connection closes once it is written. */
+    private void sendRejectingReply(MpaStartupFrame reply) {
         ByteBuf frame = ctx.alloc().buffer(reply.encodedLength());
         MpaStartupFrameCodec.encode(reply, frame);
-        ctx.writeAndFlush(frame).addListener(ChannelFutureListener.CLOSE);
+        if (settings.closeOnReject()) {
+            ctx.writeAndFlush(frame).addListener(ChannelFutureListener.CLOSE);
+        } else {
+            ctx.writeAndFlush(frame, ctx.voidPromise());
+        }
+    }
+
+    /**
+     * §7.1.2 rules 2 and 3: after a Reply with R = 1, MPA exits. With closeOnReject the connection is
+     * closed (by the initiator at once, by the responder once its Reply is written); without, this
+     * handler leaves the pipeline and hands on any octets that followed, in streaming mode.
+     */
+    private void rejected(MpaStartupException failure) {
+        if (settings.closeOnReject()) {
+            failWith(failure, role == MpaRole.INITIATOR);
+            return;
+        }
+        ByteBuf leftover = cumulation;
+        cumulation = null;
+        failWith(failure, false);
+        if (readingPaused) {
+            readingPaused = false;
+            ctx.channel().config().setAutoRead(true);
+        }
+        ctx.pipeline().remove(this);
+        if (leftover != null && leftover.isReadable()) {
+            ctx.fireChannelRead(leftover);
+        } else {
+            ReferenceCountUtil.release(leftover);
+        }
     }
 
     private void establish(MpaStartupFrame req, MpaStartupFrame reply) {
@@ -324,6 +367,7 @@ public final class MpaStartupHandler extends ChannelInboundHandlerAdapter {
         FpduDecoder decoder = FpduDecoder.of(negotiation);
         if (!initiator) {
             decoder.onFirstFpdu(encoder::releaseHeldWrites);
+            decoder.onFailure(encoder::refuseWrites);
         }
         ChannelPipeline pipeline = ctx.pipeline();
         pipeline.addAfter(ctx.name(), PipelineNames.FPDU_DECODER, decoder);

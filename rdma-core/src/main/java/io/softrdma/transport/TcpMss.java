@@ -8,6 +8,8 @@ import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
 import java.net.SocketAddress;
 import java.net.SocketException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
 
 /**
  * The effective maximum segment size (EMSS) of a connected TCP channel, which MPA turns into the
@@ -28,6 +30,9 @@ public final class TcpMss {
     private static final int TCP_HEADER = 20;
     /** The timestamp option Linux sends on every segment (10 octets padded to 12). */
     private static final int TCP_TIMESTAMPS = 12;
+
+    /** Interface lookups list every interface: resolve each local address once, not per connection. */
+    private static final ConcurrentMap<InetAddress, Integer> FROM_MTU = new ConcurrentHashMap<>();
 
     private TcpMss() {
     }
@@ -51,7 +56,10 @@ public final class TcpMss {
         if (!(local instanceof InetSocketAddress inet) || inet.getAddress() == null) {
             return DEFAULT_EMSS;
         }
-        InetAddress address = inet.getAddress();
+        return FROM_MTU.computeIfAbsent(inet.getAddress(), TcpMss::lookup);
+    }
+
+    private static int lookup(InetAddress address) {
         try {
             NetworkInterface nif = NetworkInterface.getByInetAddress(address);
             if (nif == null || nif.getMTU() <= 0) {

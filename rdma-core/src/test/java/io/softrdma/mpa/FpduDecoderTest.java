@@ -127,6 +127,18 @@ class FpduDecoderTest {
     }
 
     @Test
+    void rfc5044Section4_3MarkerBetweenFpdusLaterInTheStreamMustHoldZeroToo() {
+        // 4 (leading Marker) + FPDU of a 502-octet ULPDU = 512: the Marker at 512 falls between FPDUs.
+        byte[] wire = encode(true, true, List.of(pattern(502, 1), pattern(40, 2)));
+        assertThat(wire[515]).isZero();
+        wire[515] = 0x04;
+        recomputeCrc(wire, 512, wire.length - 4); // the Marker belongs to (and is in the CRC of) the second FPDU
+        Recorder r = expectError(wire, true, true);
+        assertThat(r.events).containsExactly("ULPDU " + Hex.hex(pattern(502, 1)), "error MARKER_AND_ULPDU_LENGTH_MISMATCH");
+        assertThat(r.error.getMessage()).contains("stream octet 512").contains("must hold FPDUPTR 0");
+    }
+
+    @Test
     void rfc5044Section4_2MarkerReservedFieldAndLowPointerBitsAreIgnored() {
         byte[] wire = encode(true, true, List.of(pattern(600, 1)));
         wire[512] = 0x12; // RESERVED: ignored on receive except for the CRC

@@ -150,6 +150,19 @@ class FpduEncoderTest {
         assertThat(ch.finish()).isFalse();
     }
 
+    @Test
+    void aGatheredUlpduDroppedUnwrittenByNettyReleasesItsPayload() {
+        EmbeddedChannel ch = new EmbeddedChannel(new FpduEncoder(true, false, false));
+        ch.close();
+        ByteBuf payload = Unpooled.directBuffer(8).writeZero(8);
+        GatheredUlpdu u = GatheredUlpdu.newInstance(payload);
+        u.header().writeInt(7);
+        ChannelFuture f = ch.writeAndFlush(u);
+        assertThat(f.cause()).isNotNull();
+        assertThat(payload.refCnt()).as("Netty released the holder, and so the payload").isZero();
+        assertThat(ch.finish()).isFalse();
+    }
+
     @ParameterizedTest(name = "crc={0}")
     @ValueSource(booleans = {true, false})
     void rfc5044Section4_3MarkersEvery512OctetsPointBackToTheirFpdu(boolean crc) {

@@ -133,12 +133,72 @@ class MpaLoopbackTest {
         Client client = Client.connect(server.port(), MpaSettings.defaults(), bytes("abcdef"));
         try {
             assertThat(client.outcome.get(5, TimeUnit.SECONDS).peerPrivateData()).isEqualTo(bytes("abcdef"));
+            assertThat(server.offLoop).as("server events that ran off the event loop").isEmpty();
             client.channel.writeAndFlush(Unpooled.wrappedBuffer(pattern(64768, 1)));
             assertThat(client.received.poll(5, TimeUnit.SECONDS)).isEqualTo(pattern(64768, 1));
         } finally {
             other.shutdownNow();
             client.close();
             server.close();
+        }
+    }
+
+    @Test
+    void rfc5044Section8AfterAFramingErrorTheStreamIsNotReadFurther() throws Exception {
+        java.util.concurrent.atomic.AtomicLong octetsRead = new java.util.concurrent.atomic.AtomicLong();
+        BlockingQueue<Throwable> errors = new LinkedBlockingQueue<>();
+        Channel server = new ServerBootstrap().group(group).channel(TRANSPORT.serverSocketChannel())
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel c) {
+                        c.pipeline().addLast(new ChannelInboundHandlerAdapter() {
+                            @Override
+                            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                                octetsRead.addAndGet(((ByteBuf) msg).readableBytes());
+                                ctx.fireChannelRead(msg);
+                            }
+                        });
+                        c.pipeline().addLast(PipelineNames.MPA_STARTUP,
+                                MpaStartupHandler.responder(MpaSettings.defaults(), MpaRequestListener.ACCEPT_ALL));
+                        c.pipeline().addLast(new ChannelInboundHandlerAdapter() {
+                            @Override
+                            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                                ((ByteBuf) msg).release();
+                            }
+
+                            @Override
+                            public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+                                errors.add(cause);
+                            }
+                        });
+                    }
+                }).bind(new InetSocketAddress("127.0.0.1", 0)).syncUninterruptibly().channel();
+        int port = ((InetSocketAddress) server.localAddress()).getPort();
+        try (Socket raw = connectRaw(port)) {
+            raw.getOutputStream().write(bytes(REQ_KEY + "40010000"));
+            raw.getInputStream().readNBytes(20);
+            byte[] bad = FpduTestSupport.encode(true, false, List.of(bytes("0102")));
+            bad[bad.length - 1] ^= 1;
+            raw.getOutputStream().write(bad);
+            assertThat(((FpduException) errors.poll(5, TimeUnit.SECONDS)).code()).isEqualTo(LlpErrorCode.CRC_ERROR);
+            Thread flood = new Thread(() -> {
+                try {
+                    OutputStream out = raw.getOutputStream();
+                    byte[] junk = new byte[64 * 1024];
+                    for (int i = 0; i < 256; i++) {
+                        out.write(junk);
+                    }
+                } catch (IOException e) {
+                    // the socket closes at the end of the test
+                }
+            });
+            flood.setDaemon(true);
+            flood.start();
+            Thread.sleep(500);
+            assertThat(octetsRead.get()).as("octets the server read, of 16 MiB sent after the error")
+                    .isLessThan(1024 * 1024);
+        } finally {
+            server.close().syncUninterruptibly();
         }
     }
 
@@ -284,10 +344,12 @@ class MpaLoopbackTest {
         return in.readAllBytes();
     }
 
-    /** A responder that echoes every ULPDU it receives. */
-    record Server(Channel channel, BlockingQueue<CompletableFuture<MpaNegotiation>> outcomes) {
+    /** A responder that echoes every ULPDU it receives, and notes any event that ran off its event loop. */
+    record Server(Channel channel, BlockingQueue<CompletableFuture<MpaNegotiation>> outcomes,
+            List<String> offLoop) {
         static Server start(MpaSettings settings, MpaRequestListener listener, boolean echo) {
             BlockingQueue<CompletableFuture<MpaNegotiation>> outcomes = new LinkedBlockingQueue<>();
+            List<String> offLoop = java.util.Collections.synchronizedList(new ArrayList<>());
             Channel ch = new ServerBootstrap().group(group).channel(TRANSPORT.serverSocketChannel())
                     .childOption(ChannelOption.TCP_NODELAY, true)
                     .childHandler(new ChannelInitializer<SocketChannel>() {
@@ -298,7 +360,17 @@ class MpaLoopbackTest {
                             c.pipeline().addLast(PipelineNames.MPA_STARTUP, h);
                             c.pipeline().addLast(new ChannelInboundHandlerAdapter() {
                                 @Override
+                                public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+                                    if (!ctx.executor().inEventLoop()) {
+                                        offLoop.add("established event");
+                                    }
+                                }
+
+                                @Override
                                 public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                                    if (!ctx.executor().inEventLoop()) {
+                                        offLoop.add("channelRead");
+                                    }
                                     if (echo) {
                                         ctx.writeAndFlush(msg);
                                     } else {
@@ -308,7 +380,7 @@ class MpaLoopbackTest {
                             });
                         }
                     }).bind(new InetSocketAddress("127.0.0.1", 0)).syncUninterruptibly().channel();
-            return new Server(ch, outcomes);
+            return new Server(ch, outcomes, offLoop);
         }
 
         int port() {

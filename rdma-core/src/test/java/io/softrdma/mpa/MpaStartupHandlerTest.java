@@ -385,6 +385,105 @@ class MpaStartupHandlerTest {
         ch.finishAndReleaseAll();
     }
 
+    // ---- review follow-ups ----
+
+    @Test
+    void writesBeforeTheStartupCompletesFailInsteadOfGoingOutUnframed() {
+        MpaStartupHandler h = MpaStartupHandler.initiator(MpaSettings.defaults(), new byte[0]);
+        EmbeddedChannel ch = new EmbeddedChannel(h, new Events());
+        drainOutbound(ch);
+        ByteBuf early = Unpooled.wrappedBuffer(bytes("dead"));
+        io.netty.channel.ChannelFuture f = ch.writeAndFlush(early);
+        assertThat(f.cause()).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("the MPA startup is not complete");
+        assertThat(early.refCnt()).isZero();
+        assertThat((Object) ch.readOutbound()).isNull();
+        assertThat(ch.finish()).isFalse();
+    }
+
+    @Test
+    void rfc5044Section7_1_2Rule4ResponderWhoseFirstFpduIsBadRefusesToSendSoItsTerminateWriteFails() {
+        MpaStartupHandler h = MpaStartupHandler.responder(MpaSettings.defaults(), MpaRequestListener.ACCEPT_ALL);
+        Events events = new Events();
+        EmbeddedChannel ch = new EmbeddedChannel(h, events);
+        ch.writeInbound(Hex.buf(frame(REQ_KEY, 0x40, 1, "")));
+        drainOutbound(ch);
+        io.netty.channel.ChannelFuture held = ch.writeAndFlush(Unpooled.wrappedBuffer(bytes("01")));
+        byte[] bad = FpduTestSupport.encode(true, false, List.of(bytes("99")));
+        bad[bad.length - 1] ^= 1;
+        ch.pipeline().fireChannelRead(Unpooled.wrappedBuffer(bad));
+        assertThat(events.list).containsExactly("established", "error CRC_ERROR");
+        assertThat(held.cause()).isInstanceOf(MpaException.class).hasMessageContaining("rule 4");
+        io.netty.channel.ChannelFuture later = ch.writeAndFlush(Unpooled.wrappedBuffer(bytes("02")));
+        assertThat(later.cause()).isInstanceOf(MpaException.class);
+        assertThat((Object) ch.readOutbound()).isNull();
+        ch.finishAndReleaseAll();
+    }
+
+    @Test
+    void rfc5044Section7_1_2Rule3WithoutCloseOnRejectTheInitiatorLeavesTheStreamOpenAndHandsOnLaterOctets() {
+        MpaStartupHandler h = MpaStartupHandler.initiator(MpaSettings.defaults().withCloseOnReject(false),
+                new byte[0]);
+        Events events = new Events();
+        EmbeddedChannel ch = new EmbeddedChannel(h, events);
+        drainOutbound(ch);
+        ch.writeInbound(Unpooled.buffer().writeBytes(bytes(frame(REP_KEY, 0x60, 1, "6e6f")))
+                .writeBytes(bytes("48656c6c6f")));
+        assertThat(failure(h)).isInstanceOf(MpaRejectedException.class);
+        assertThat(ch.isOpen()).isTrue();
+        assertThat(ch.pipeline().get(MpaStartupHandler.class)).isNull();
+        assertThat(events.list).containsExactly("ULPDU 48656c6c6f");
+        assertThat(ch.finish()).isFalse();
+    }
+
+    @Test
+    void rfc5044Section7_1_2Rule2WithoutCloseOnRejectTheResponderRepliesAndLeavesTheStreamOpen() {
+        MpaStartupHandler h = MpaStartupHandler.responder(MpaSettings.defaults().withCloseOnReject(false),
+                (request, decision) -> decision.reject(bytes("00")));
+        EmbeddedChannel ch = new EmbeddedChannel(h);
+        ch.writeInbound(Hex.buf(frame(REQ_KEY, 0x40, 1, "")));
+        assertThat(hex(drainOutbound(ch))).isEqualTo(frame(REP_KEY, 0x60, 1, "00"));
+        assertStartupFailed(h, Reason.REJECTED_LOCALLY, "R=1");
+        assertThat(ch.isOpen()).isTrue();
+        assertThat(ch.pipeline().get(MpaStartupHandler.class)).isNull();
+        assertThat(ch.finish()).isFalse();
+    }
+
+    @ParameterizedTest(name = "request M={0}, reply M={1}, cap {2}")
+    @CsvSource({"false,false,64768", "true,false,64768", "false,true,64768", "false,false,512"})
+    void rfc5044Section4_5MulpduCountsTheMarkersThisEndpointSendsAndTheConfiguredCap(boolean requestM,
+            boolean replyM, int cap) throws Exception {
+        MpaStartupHandler h = MpaStartupHandler.initiator(
+                MpaSettings.defaults().withMarkers(requestM).withMaxUlpduLength(cap), new byte[0]);
+        EmbeddedChannel ch = new EmbeddedChannel(h);
+        drainOutbound(ch);
+        ch.writeInbound(Hex.buf(frame(REP_KEY, replyM ? 0xC0 : 0x40, 1, "")));
+        // EmbeddedChannel has no interface: the EMSS is the Ethernet default, 1460.
+        int expected = Math.min(cap, FpduCodec.mulpdu(io.softrdma.transport.TcpMss.DEFAULT_EMSS, replyM));
+        assertThat(h.outcome().get(0, TimeUnit.SECONDS).mulpdu()).isEqualTo(expected);
+        ch.finishAndReleaseAll();
+    }
+
+    @Test
+    void earlyOctetsBeyond64KiBPauseReadingUntilTheDecisionAndAreAllDelivered() {
+        CompletableFuture<MpaResponderDecision> pending = new CompletableFuture<>();
+        MpaStartupHandler h = MpaStartupHandler.responder(MpaSettings.defaults(),
+                (request, decision) -> pending.complete(decision));
+        Events events = new Events();
+        EmbeddedChannel ch = new EmbeddedChannel(h, events);
+        List<byte[]> ulpdus = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            ulpdus.add(FpduTestSupport.pattern(30_000, i));
+        }
+        byte[] fpdus = FpduTestSupport.encode(true, false, ulpdus);
+        ch.writeInbound(Unpooled.buffer().writeBytes(bytes(frame(REQ_KEY, 0x40, 1, ""))).writeBytes(fpdus));
+        assertThat(ch.config().isAutoRead()).as("reading pauses beyond 64 KiB of early octets").isFalse();
+        pending.join().accept(new byte[0]);
+        assertThat(ch.config().isAutoRead()).as("and resumes once the decision is taken").isTrue();
+        assertThat(events.list).hasSize(4).startsWith("established");
+        ch.finishAndReleaseAll();
+    }
+
     private static Throwable failure(MpaStartupHandler h) {
         CompletableFuture<MpaNegotiation> f = h.outcome();
         assertThat(f).isCompletedExceptionally();
@@ -419,6 +518,11 @@ class MpaStartupHandlerTest {
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
             list.add("ULPDU " + hex(Hex.releaseToBytes((ByteBuf) msg)));
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            list.add(cause instanceof FpduException e ? "error " + e.code() : "error " + cause);
         }
     }
 }

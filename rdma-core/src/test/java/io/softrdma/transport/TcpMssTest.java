@@ -18,9 +18,8 @@ class TcpMssTest {
     @ParameterizedTest
     @EnumSource(TransportKind.class)
     void effectiveMssOfALoopbackConnection(TransportKind kind) throws Exception {
-        if (kind == TransportKind.EPOLL && TransportKind.best() != TransportKind.EPOLL) {
-            return;
-        }
+        org.junit.jupiter.api.Assumptions.assumeTrue(kind != TransportKind.EPOLL || TransportKind.best() == kind,
+                "native epoll is not available on this platform");
         EventLoopGroup group = kind.newEventLoopGroup(1, r -> new Thread(r, "mss-test"));
         try {
             Channel server = new ServerBootstrap().group(group).channel(kind.serverSocketChannel())

@@ -1,0 +1,192 @@
+package io.softrdma.verbs;
+
+import io.netty.buffer.ByteBuf;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.Set;
+
+/**
+ * A registered region. The STag check on the receive path is one volatile read: {@code validStag}
+ * holds the current STag while the region is valid and 0 (never a region's STag: index 0 is unused)
+ * otherwise.
+ */
+final class DefaultMemoryRegion implements MemoryRegion {
+    /** The outcome of checking a tagged access against a region (RFC 5040 §7.2, RFC 5041 §7.2). */
+    enum Check {
+        OK, INVALID_STAG, NOT_ASSOCIATED, ACCESS_RIGHTS, BASE_OR_BOUNDS, TO_WRAP
+    }
+
+    private final DefaultProtectionDomain pd;
+    private final StagTable table;
+    private final ByteBuf registered;
+    private final ByteBuf view;
+    private final int length;
+    private final long baseTaggedOffset;
+    private final Set<Access> access;
+    private final boolean localWrite;
+    private final boolean remoteRead;
+    private final boolean remoteWrite;
+    private volatile int index;
+    private volatile int stag;
+    private volatile int validStag;
+    private volatile boolean closed;
+
+    DefaultMemoryRegion(DefaultProtectionDomain pd, StagTable table, ByteBuf registered, long baseTaggedOffset,
+            Set<Access> access) {
+        this.pd = pd;
+        this.table = table;
+        this.registered = registered;
+        this.length = registered.capacity();
+        this.view = registered.slice(0, length);
+        this.baseTaggedOffset = baseTaggedOffset;
+        EnumSet<Access> copy = access.isEmpty() ? EnumSet.noneOf(Access.class) : EnumSet.copyOf(access);
+        this.access = Collections.unmodifiableSet(copy);
+        this.localWrite = copy.contains(Access.LOCAL_WRITE);
+        this.remoteRead = copy.contains(Access.REMOTE_READ);
+        this.remoteWrite = copy.contains(Access.REMOTE_WRITE);
+    }
+
+    /** Called once by {@link StagTable#add}, before the region is published. */
+    void activate(int index, int key) {
+        this.index = index;
+        int s = StagTable.stag(index, key);
+        this.stag = s;
+        this.validStag = s;
+    }
+
+    int index() {
+        return index;
+    }
+
+    @Override
+    public int stag() {
+        return stag;
+    }
+
+    @Override
+    public long baseTaggedOffset() {
+        return baseTaggedOffset;
+    }
+
+    @Override
+    public int length() {
+        return length;
+    }
+
+    @Override
+    public Set<Access> access() {
+        return access;
+    }
+
+    @Override
+    public ProtectionDomain protectionDomain() {
+        return pd;
+    }
+
+    DefaultProtectionDomain pd() {
+        return pd;
+    }
+
+    @Override
+    public ByteBuf buffer() {
+        return view;
+    }
+
+    /** The registered buffer itself, for zero-copy slices and placement (index 0 = first octet). */
+    ByteBuf memory() {
+        return registered;
+    }
+
+    boolean localWrite() {
+        return localWrite;
+    }
+
+    @Override
+    public boolean isValid() {
+        return validStag != 0;
+    }
+
+    @Override
+    public RemoteMemory advertise() {
+        return new RemoteMemory(stag, baseTaggedOffset, length);
+    }
+
+    @Override
+    public void invalidate() {
+        validStag = 0;
+    }
+
+    /** Remote invalidation (Send with Invalidate): only a valid STag of this region can be invalidated. */
+    boolean invalidateRemotely(int stag) {
+        if (validStag != stag || stag == 0) {
+            return false;
+        }
+        validStag = 0;
+        return true;
+    }
+
+    @Override
+    public synchronized int reregister() {
+        if (closed) {
+            throw new IllegalStateException("memory region 0x" + Integer.toHexString(stag) + " is closed");
+        }
+        int key = table.newKey(StagTable.key(stag));
+        int s = StagTable.stag(index, key);
+        stag = s;
+        validStag = s;
+        return s;
+    }
+
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        validStag = 0;
+        table.remove(index);
+        registered.release();
+    }
+
+    /**
+     * Checks a remote access of {@code length} octets at tagged offset {@code to} through {@code stag}
+     * from a stream of protection domain {@code streamPd}: STag valid, same protection domain, right
+     * granted, within bounds, no TO wrap — in the order Linux siw checks them.
+     */
+    Check check(int stag, long to, long length, boolean write, DefaultProtectionDomain streamPd) {
+        if (validStag != stag || stag == 0) {
+            return Check.INVALID_STAG;
+        }
+        if (streamPd != pd) {
+            return Check.NOT_ASSOCIATED;
+        }
+        if (write ? !remoteWrite : !remoteRead) {
+            return Check.ACCESS_RIGHTS;
+        }
+        return checkBounds(to, length);
+    }
+
+    /** §7.2 c-e: TO within the region, TO + length within it, and no wrap past 2^64. */
+    Check checkBounds(long to, long length) {
+        long end = to + length;
+        if (Long.compareUnsigned(end, to) < 0) {
+            return Check.TO_WRAP;
+        }
+        if (Long.compareUnsigned(to, baseTaggedOffset) < 0
+                || Long.compareUnsigned(end, baseTaggedOffset + this.length) > 0) {
+            return Check.BASE_OR_BOUNDS;
+        }
+        return Check.OK;
+    }
+
+    /** The buffer index of tagged offset {@code to}, which {@link #checkBounds} accepted. */
+    int indexOf(long to) {
+        return (int) (to - baseTaggedOffset);
+    }
+
+    @Override
+    public String toString() {
+        return String.format("MemoryRegion{STag=0x%08x%s base TO=0x%x length=%d access=%s}", stag,
+                isValid() ? "" : " (invalid)", baseTaggedOffset, length, access);
+    }
+}

@@ -1,0 +1,90 @@
+package io.softrdma.verbs;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import java.nio.ByteBuffer;
+import java.util.Objects;
+import java.util.Set;
+
+final class DefaultProtectionDomain implements ProtectionDomain {
+    private final RdmaDevice device;
+    private final int id;
+
+    DefaultProtectionDomain(RdmaDevice device, int id) {
+        this.device = device;
+        this.id = id;
+    }
+
+    @Override
+    public RdmaDevice device() {
+        return device;
+    }
+
+    @Override
+    public MemoryRegion register(ByteBuf buffer, Set<Access> access) {
+        return register(buffer, access, 0);
+    }
+
+    @Override
+    public MemoryRegion register(ByteBuf buffer, Set<Access> access, long baseTaggedOffset) {
+        Objects.requireNonNull(buffer, "buffer");
+        if (!buffer.isDirect()) {
+            throw new IllegalArgumentException("register direct memory (a direct ByteBuf); this buffer is on the"
+                    + " heap and may move");
+        }
+        return add(buffer.retain(), access, baseTaggedOffset);
+    }
+
+    @Override
+    public MemoryRegion register(ByteBuffer buffer, Set<Access> access) {
+        Objects.requireNonNull(buffer, "buffer");
+        if (!buffer.isDirect()) {
+            throw new IllegalArgumentException("register direct memory (ByteBuffer.allocateDirect); this"
+                    + " ByteBuffer is on the heap and may move");
+        }
+        return add(Unpooled.wrappedBuffer(buffer.duplicate().clear()), access, 0);
+    }
+
+    @Override
+    public MemoryRegion allocate(int length, Set<Access> access) {
+        if (length < 0) {
+            throw new IllegalArgumentException("length " + length + " must not be negative");
+        }
+        ByteBuf memory = PooledByteBufAllocator.DEFAULT.directBuffer(length, length);
+        memory.writerIndex(length);
+        return add(memory, access, 0);
+    }
+
+    private MemoryRegion add(ByteBuf owned, Set<Access> access, long baseTaggedOffset) {
+        try {
+            Objects.requireNonNull(access, "access");
+            if (access.contains(Access.REMOTE_WRITE) && !access.contains(Access.LOCAL_WRITE)) {
+                throw new IllegalArgumentException("REMOTE_WRITE needs LOCAL_WRITE as well (as in verbs): " + access);
+            }
+            if (Long.compareUnsigned(baseTaggedOffset + owned.capacity(), baseTaggedOffset) < 0) {
+                throw new IllegalArgumentException("base tagged offset 0x" + Long.toHexString(baseTaggedOffset)
+                        + " plus " + owned.capacity() + " octets wraps past 2^64");
+            }
+            return device.register(new DefaultMemoryRegion(this, device.stagTable(), owned, baseTaggedOffset, access));
+        } catch (RuntimeException e) {
+            owned.release();
+            throw e;
+        }
+    }
+
+    @Override
+    public QueuePair createQueuePair(QueuePairConfig config) {
+        return new DefaultQueuePair(this, Objects.requireNonNull(config, "config"));
+    }
+
+    @Override
+    public void close() {
+        // Regions and queue pairs are closed on their own.
+    }
+
+    @Override
+    public String toString() {
+        return "ProtectionDomain#" + id;
+    }
+}

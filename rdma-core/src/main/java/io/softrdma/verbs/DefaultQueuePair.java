@@ -1,0 +1,526 @@
+package io.softrdma.verbs;
+
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.internal.PlatformDependent;
+import io.netty.util.internal.logging.InternalLogger;
+import io.netty.util.internal.logging.InternalLoggerFactory;
+import io.softrdma.ConnectionClosedException;
+import io.softrdma.mpa.MpaNegotiation;
+import io.softrdma.rdmap.ReceivedTerminate;
+import io.softrdma.rdmap.TerminateCause;
+import io.softrdma.rdmap.TerminateException;
+import java.util.Objects;
+import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A queue pair: posting (any thread), the state machine, and the rings the engine works on (its event
+ * loop). {@link QueuePairSender} transmits, {@link QueuePairReceiver} receives; both work on the
+ * state held here.
+ *
+ * <p>Posting from another thread offers the request to a lock-free queue and, at most once until the
+ * loop has drained it, schedules one reusable task: a post allocates nothing of its own.
+ */
+final class DefaultQueuePair implements QueuePair {
+    private static final InternalLogger logger = InternalLoggerFactory.getInstance(DefaultQueuePair.class);
+    private static final QueuePairListener NO_LISTENER = new QueuePairListener() {
+    };
+
+    final DefaultProtectionDomain pd;
+    final RdmaDevice device;
+    private final QueuePairConfig config;
+    private final int number;
+    final DefaultCompletionQueue sendCq;
+    final DefaultCompletionQueue receiveCq;
+    private final CompletableFuture<Void> closeFuture = new CompletableFuture<>();
+    private volatile QueuePairState state = QueuePairState.IDLE;
+    private volatile QueuePairListener listener = NO_LISTENER;
+    private volatile int ord;
+    private volatile int ird;
+
+    // Posting, from any thread.
+    private final AtomicInteger sendsOutstanding = new AtomicInteger();
+    private final AtomicInteger receivesOutstanding = new AtomicInteger();
+    private final Queue<SendWorkRequest> postedSends;
+    private final Queue<ReceiveWorkRequest> postedReceives;
+    private final AtomicBoolean drainScheduled = new AtomicBoolean();
+    private final Runnable drainTask = this::drainTask;
+    private volatile EventExecutor executor;
+    private volatile boolean resourcesReleased;
+
+    // The engine's state, on the event loop. Ring positions are sequence numbers; slot = seq % length.
+    final SendQueueEntry[] sq;
+    /** Oldest not yet completed; next to transmit; next free. sqHead <= sqNext <= sqTail. */
+    long sqHead;
+    long sqNext;
+    long sqTail;
+    /** Send-queue positions of the Reads awaiting their Read Response, in order (§5.5 rule 20). */
+    final long[] orq;
+    long orqHead;
+    long orqTail;
+    final ReceiveQueueEntry[] rq;
+    long rqHead;
+    long rqTail;
+    final InboundRead[] irq;
+    long irqHead;
+    long irqTail;
+    /** Sends and Writes whose segments are all written to TCP, up to this send-queue position. */
+    private long writtenUpTo = -1;
+    ChannelHandlerContext ctx;
+    final QueuePairSender sender;
+    final QueuePairReceiver receiver;
+    private boolean processing;
+    private TerminateException terminate;
+
+    DefaultQueuePair(DefaultProtectionDomain pd, QueuePairConfig config) {
+        this.pd = pd;
+        this.device = pd.device();
+        this.config = config;
+        this.number = device.nextQueuePairNumber();
+        this.sendCq = completionQueue(config.sendCompletionQueue());
+        this.receiveCq = completionQueue(config.receiveCompletionQueue());
+        this.ord = config.ord();
+        this.ird = config.ird();
+        sendCq.reserve(config.sendQueueDepth(), "the send queue of queue pair " + number);
+        try {
+            receiveCq.reserve(config.receiveQueueDepth(), "the receive queue of queue pair " + number);
+        } catch (RuntimeException e) {
+            sendCq.unreserve(config.sendQueueDepth());
+            throw e;
+        }
+        this.postedSends = PlatformDependent.newFixedMpscQueue(Math.max(2, config.sendQueueDepth()));
+        this.postedReceives = PlatformDependent.newFixedMpscQueue(Math.max(2, config.receiveQueueDepth()));
+        this.sq = new SendQueueEntry[config.sendQueueDepth()];
+        for (int i = 0; i < sq.length; i++) {
+            sq[i] = new SendQueueEntry();
+        }
+        this.rq = new ReceiveQueueEntry[config.receiveQueueDepth()];
+        for (int i = 0; i < rq.length; i++) {
+            rq[i] = new ReceiveQueueEntry();
+        }
+        this.orq = new long[Math.max(1, config.ord())];
+        this.irq = new InboundRead[Math.max(1, config.ird())];
+        for (int i = 0; i < irq.length; i++) {
+            irq[i] = new InboundRead();
+        }
+        this.sender = new QueuePairSender(this);
+        this.receiver = new QueuePairReceiver(this);
+    }
+
+    private static DefaultCompletionQueue completionQueue(CompletionQueue cq) {
+        if (cq instanceof DefaultCompletionQueue d) {
+            return d;
+        }
+        throw new IllegalArgumentException("use a completion queue created by RdmaDevice.createCompletionQueue");
+    }
+
+    @Override
+    public int queuePairNumber() {
+        return number;
+    }
+
+    @Override
+    public QueuePairState state() {
+        return state;
+    }
+
+    @Override
+    public ProtectionDomain protectionDomain() {
+        return pd;
+    }
+
+    @Override
+    public QueuePairConfig config() {
+        return config;
+    }
+
+    @Override
+    public int ord() {
+        return ord;
+    }
+
+    @Override
+    public int ird() {
+        return ird;
+    }
+
+    @Override
+    public CompletableFuture<Void> closeFuture() {
+        return closeFuture.copy();
+    }
+
+    @Override
+    public void setListener(QueuePairListener listener) {
+        this.listener = listener == null ? NO_LISTENER : listener;
+    }
+
+    // ---- posting (any thread) ----
+
+    @Override
+    public void postSend(SendWorkRequest request) {
+        Objects.requireNonNull(request, "request");
+        QueuePairState s = state;
+        if (s == QueuePairState.IDLE) {
+            throw new IllegalStateException("queue pair " + number + " is IDLE: post sends once it is RTS"
+                    + " (connected)");
+        }
+        if (s == QueuePairState.CLOSING) {
+            throw new IllegalStateException("queue pair " + number + " is closing: it takes no new work");
+        }
+        if (request.sgl().size() > config.maxSendSge()) {
+            throw new IllegalArgumentException(request.sgl().size() + " scatter/gather entries exceed the maximum of "
+                    + config.maxSendSge() + " (QueuePairConfig.maxSendSge)");
+        }
+        for (ScatterGatherEntry e : request.sgl()) {
+            checkDomain(e);
+        }
+        if (request.opcode() == SendWorkRequest.Opcode.RDMA_READ
+                && !request.sgl().get(0).region().access().contains(Access.LOCAL_WRITE)) {
+            throw new IllegalArgumentException("the sink of an RDMA Read needs LOCAL_WRITE access: "
+                    + request.sgl().get(0).region());
+        }
+        if (sendsOutstanding.incrementAndGet() > config.sendQueueDepth()) {
+            sendsOutstanding.decrementAndGet();
+            throw new IllegalStateException("send queue full: " + config.sendQueueDepth()
+                    + " work requests outstanding (QueuePairConfig.sendQueueDepth); wait for completions");
+        }
+        postedSends.offer(request);
+        schedule();
+    }
+
+    @Override
+    public void postReceive(ReceiveWorkRequest request) {
+        Objects.requireNonNull(request, "request");
+        if (request.sgl().size() > config.maxReceiveSge()) {
+            throw new IllegalArgumentException(request.sgl().size() + " scatter/gather entries exceed the maximum of "
+                    + config.maxReceiveSge() + " (QueuePairConfig.maxReceiveSge)");
+        }
+        for (ScatterGatherEntry e : request.sgl()) {
+            checkDomain(e);
+        }
+        if (receivesOutstanding.incrementAndGet() > config.receiveQueueDepth()) {
+            receivesOutstanding.decrementAndGet();
+            throw new IllegalStateException("receive queue full: " + config.receiveQueueDepth()
+                    + " receives posted (QueuePairConfig.receiveQueueDepth)");
+        }
+        postedReceives.offer(request);
+        if (state == QueuePairState.ERROR && executor == null) {
+            flushUnattachedReceives();
+        } else {
+            schedule();
+        }
+    }
+
+    private void checkDomain(ScatterGatherEntry e) {
+        if (e.region().protectionDomain() != pd) {
+            throw new IllegalArgumentException(e.region() + " belongs to another protection domain than queue pair "
+                    + number);
+        }
+    }
+
+    private void schedule() {
+        EventExecutor ex = executor;
+        if (ex == null) {
+            return;
+        }
+        if (ex.inEventLoop() && !processing) {
+            drainNow();
+        } else if (drainScheduled.compareAndSet(false, true)) {
+            ex.execute(drainTask);
+        }
+    }
+
+    private void drainTask() {
+        drainScheduled.set(false);
+        drainNow();
+    }
+
+    /** Moves posted requests into the rings and runs the engine. Note: event loop only. */
+    void drainNow() {
+        if (processing) {
+            return;
+        }
+        processing = true;
+        try {
+            for (ReceiveWorkRequest r; (r = postedReceives.poll()) != null; ) {
+                ReceiveQueueEntry e = rq[(int) (rqTail % rq.length)];
+                e.reset(r);
+                rqTail++;
+            }
+            for (SendWorkRequest w; (w = postedSends.poll()) != null; ) {
+                SendQueueEntry e = sq[(int) (sqTail % sq.length)];
+                e.reset(w);
+                sqTail++;
+            }
+            QueuePairState s = state;
+            if (s == QueuePairState.TERMINATE || s == QueuePairState.ERROR) {
+                flushAll();
+            } else {
+                sender.pump();
+            }
+            completeSends();
+        } finally {
+            processing = false;
+        }
+        if (!postedSends.isEmpty() || !postedReceives.isEmpty()) {
+            schedule();
+        }
+        maybeFinishClose();
+    }
+
+    /** Runs receive-side work under the engine guard, then what it made possible. Note: event loop only. */
+    void enter() {
+        processing = true;
+    }
+
+    void exit() {
+        processing = false;
+        drainNow();
+    }
+
+    // ---- completion (event loop) ----
+
+    SendQueueEntry sendEntry(long seq) {
+        return sq[(int) (seq % sq.length)];
+    }
+
+    /** Sends and Writes up to send-queue position {@code upTo} are in TCP's hands (§5.5 rule 14). */
+    void sendsWritten(long upTo) {
+        for (long seq = Math.max(writtenUpTo + 1, sqHead); seq <= upTo && seq < sqTail; seq++) {
+            SendQueueEntry e = sendEntry(seq);
+            SendWorkRequest.Opcode op = e.wr.opcode();
+            if (op == SendWorkRequest.Opcode.SEND || op == SendWorkRequest.Opcode.RDMA_WRITE) {
+                e.finish(WorkCompletionStatus.SUCCESS);
+            }
+        }
+        writtenUpTo = Math.max(writtenUpTo, upTo);
+        completeSends();
+    }
+
+    /** Reports finished send work requests in posting order (§5.5 rule 15). */
+    void completeSends() {
+        while (sqHead < sqNext || sqHead < sqTail && sendEntry(sqHead).done) {
+            SendQueueEntry e = sendEntry(sqHead);
+            if (!e.done) {
+                break;
+            }
+            if (e.wr.signaled() || e.status != WorkCompletionStatus.SUCCESS) {
+                sendCq.add(e.wr.wrId(), e.status, opcodeOf(e.wr), e.byteLength, number, false, false, 0);
+            }
+            e.wr = null;
+            sqHead++;
+            if (sqNext < sqHead) {
+                sqNext = sqHead;
+            }
+            sendsOutstanding.decrementAndGet();
+        }
+    }
+
+    private static WorkCompletionOpcode opcodeOf(SendWorkRequest wr) {
+        return switch (wr.opcode()) {
+            case SEND -> WorkCompletionOpcode.SEND;
+            case RDMA_WRITE -> WorkCompletionOpcode.RDMA_WRITE;
+            case RDMA_READ -> WorkCompletionOpcode.RDMA_READ;
+            case LOCAL_INVALIDATE -> WorkCompletionOpcode.LOCAL_INVALIDATE;
+        };
+    }
+
+    ReceiveQueueEntry receiveHead() {
+        return rqHead < rqTail ? rq[(int) (rqHead % rq.length)] : null;
+    }
+
+    /** Completes the oldest receive (§5.5 rule 10: in order). */
+    void completeReceive(WorkCompletionStatus status, long byteLength, boolean solicited, boolean invalidated,
+            int invalidatedStag) {
+        ReceiveQueueEntry e = rq[(int) (rqHead % rq.length)];
+        receiveCq.add(e.wr.wrId(), status, WorkCompletionOpcode.RECEIVE, byteLength, number, solicited, invalidated,
+                invalidatedStag);
+        e.wr = null;
+        rqHead++;
+        receivesOutstanding.decrementAndGet();
+    }
+
+    int readsOutstanding() {
+        return (int) (orqTail - orqHead);
+    }
+
+    int inboundReadsQueued() {
+        return (int) (irqTail - irqHead);
+    }
+
+    // ---- state machine (event loop) ----
+
+    /** MPA is established: the stream is in RDMA mode. */
+    void attach(ChannelHandlerContext ctx, MpaNegotiation negotiation) {
+        this.ctx = ctx;
+        sender.attach(ctx, negotiation.mulpdu());
+        if (state != QueuePairState.IDLE) {
+            // closed before the connection came up
+            ctx.close();
+            return;
+        }
+        state = QueuePairState.RTS;
+        executor = ctx.executor();
+        logger.debug("{} queue pair {} RTS: {}", ctx.channel(), number, negotiation);
+        drainNow();
+        listener.onEstablished(this);
+    }
+
+    /**
+     * This endpoint found an error: Terminate (RFC 5040 §5.4, §6.2.1, §7.1) — stop receiving, complete
+     * outstanding work in error, send the Terminate, close. The first error wins.
+     */
+    void terminate(TerminateCause cause) {
+        QueuePairState s = state;
+        if (s != QueuePairState.RTS && s != QueuePairState.CLOSING) {
+            return;
+        }
+        state = QueuePairState.TERMINATE;
+        terminate = TerminateException.sent(cause);
+        logger.debug("{} queue pair {} sends Terminate: {}", ctx.channel(), number, cause);
+        receiver.stop();
+        sender.sendTerminateAndClose(cause);
+        flushAll();
+        listener.onTerminate(this, terminate);
+    }
+
+    /** The peer sent a Terminate: report it, complete outstanding work in error, close (as siw does). */
+    void terminateReceived(ReceivedTerminate received) {
+        QueuePairState s = state;
+        if (s != QueuePairState.RTS && s != QueuePairState.CLOSING) {
+            return;
+        }
+        state = QueuePairState.TERMINATE;
+        terminate = TerminateException.received(received);
+        logger.debug("{} queue pair {} received {}", ctx.channel(), number, received);
+        receiver.stop();
+        sender.stop();
+        failMatchingRead(received);
+        flushAll();
+        listener.onTerminate(this, terminate);
+        ctx.close();
+    }
+
+    /** The Read a Terminate's RDMA header names fails with a remote error rather than as flushed. */
+    private void failMatchingRead(ReceivedTerminate t) {
+        byte[] header = t.rdmaHeader();
+        if (header.length < 12) {
+            return;
+        }
+        int sinkStag = (header[0] & 0xFF) << 24 | (header[1] & 0xFF) << 16 | (header[2] & 0xFF) << 8 | header[3] & 0xFF;
+        for (long p = orqHead; p < orqTail; p++) {
+            SendQueueEntry e = sendEntry(orq[(int) (p % orq.length)]);
+            if (e.sinkStag == sinkStag) {
+                e.finish(t.code().layer() == 0 && t.code().errorType() == 1 ? WorkCompletionStatus.REMOTE_ACCESS_ERROR
+                        : WorkCompletionStatus.REMOTE_OPERATION_ERROR);
+                return;
+            }
+        }
+    }
+
+    /** Completes every outstanding work request: flushed unless it already has an outcome. */
+    private void flushAll() {
+        for (long seq = sqHead; seq < sqTail; seq++) {
+            sendEntry(seq).finish(WorkCompletionStatus.FLUSHED);
+        }
+        sqNext = sqTail;
+        orqHead = orqTail;
+        irqHead = irqTail;
+        completeSends();
+        while (rqHead < rqTail) {
+            completeReceive(WorkCompletionStatus.FLUSHED, 0, false, false, 0);
+        }
+    }
+
+    private void flushUnattachedReceives() {
+        for (ReceiveWorkRequest r; (r = postedReceives.poll()) != null; ) {
+            receiveCq.add(r.wrId(), WorkCompletionStatus.FLUSHED, WorkCompletionOpcode.RECEIVE, 0, number, false,
+                    false, 0);
+            receivesOutstanding.decrementAndGet();
+        }
+    }
+
+    @Override
+    public void close() {
+        EventExecutor ex = executor;
+        if (ex == null) {
+            synchronized (this) {
+                if (state == QueuePairState.IDLE) {
+                    state = QueuePairState.ERROR;
+                }
+            }
+            if (executor == null) {
+                flushUnattachedReceives();
+                releaseResources();
+                closeFuture.complete(null);
+                return;
+            }
+            ex = executor;
+        }
+        if (ex.inEventLoop()) {
+            startClose();
+        } else {
+            ex.execute(this::startClose);
+        }
+    }
+
+    private void startClose() {
+        if (state == QueuePairState.RTS) {
+            state = QueuePairState.CLOSING;
+            drainNow();
+        }
+    }
+
+    /** A graceful close ends the stream once everything posted has completed. */
+    private void maybeFinishClose() {
+        if (state == QueuePairState.CLOSING && sqHead == sqTail && irqHead == irqTail && postedSends.isEmpty()
+                && sender.idle()) {
+            ctx.close();
+        }
+    }
+
+    /** The connection is gone (RFC 5040 §6.2): ERROR, everything outstanding completes. */
+    void connectionClosed(Throwable cause) {
+        if (state == QueuePairState.ERROR) {
+            return;
+        }
+        QueuePairState previous = state;
+        state = QueuePairState.ERROR;
+        receiver.stop();
+        sender.stop();
+        sender.releasePending();
+        flushAll();
+        releaseResources();
+        Throwable outcome;
+        if (terminate != null) {
+            outcome = terminate;
+        } else if (previous == QueuePairState.CLOSING) {
+            outcome = null;
+        } else {
+            outcome = new ConnectionClosedException("the connection of queue pair " + number
+                    + " closed without a Terminate (RFC 5040 §6.2: LLP abortive termination)", cause);
+        }
+        if (outcome == null) {
+            closeFuture.complete(null);
+        } else {
+            closeFuture.completeExceptionally(outcome);
+        }
+        listener.onClosed(this, outcome);
+    }
+
+    private void releaseResources() {
+        if (!resourcesReleased) {
+            resourcesReleased = true;
+            sendCq.unreserve(config.sendQueueDepth());
+            receiveCq.unreserve(config.receiveQueueDepth());
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "QueuePair#" + number + "{" + state + "}";
+    }
+}

@@ -1,0 +1,18 @@
+package io.softrdma.verbs;
+
+/**
+ * An accepted RDMA Read Request waiting for (or in) its Read Response: one of the IRD slots (RFC 5040
+ * §5.2.2). Preallocated and reused.
+ *
+ * <p>Note: event loop only.
+ */
+final class InboundRead {
+    /** The source region, or null for a zero-length Read (§5.2.1: not validated). */
+    DefaultMemoryRegion source;
+    int sourceStag;
+    long sourceTaggedOffset;
+    long length;
+    int sinkStag;
+    long sinkTaggedOffset;
+    long sent;
+}

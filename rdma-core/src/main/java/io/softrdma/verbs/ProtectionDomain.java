@@ -1,0 +1,44 @@
+package io.softrdma.verbs;
+
+import io.netty.buffer.ByteBuf;
+import java.nio.ByteBuffer;
+import java.util.Set;
+
+/**
+ * A protection domain (RFC 5040 §8.1.1 requirement 1): memory regions and queue pairs belong to one,
+ * and a stream may only use STags of its own domain — any other gets "STag not associated with the
+ * stream".
+ *
+ * <p>Thread safety: all methods may be called from any thread.
+ */
+public interface ProtectionDomain extends AutoCloseable {
+    RdmaDevice device();
+
+    /**
+     * Registers the whole capacity of a direct buffer, zero-based (tagged offsets 0 to capacity - 1).
+     * The region retains the buffer and releases its reference when closed; the caller keeps its own.
+     *
+     * @throws IllegalArgumentException if the buffer is not direct, or REMOTE_WRITE is asked without
+     *     LOCAL_WRITE
+     */
+    MemoryRegion register(ByteBuf buffer, Set<Access> access);
+
+    /**
+     * As {@link #register(ByteBuf, Set)}, with the tagged offset of the first octet chosen by the
+     * caller — Linux peers advertise virtual addresses this way.
+     */
+    MemoryRegion register(ByteBuf buffer, Set<Access> access, long baseTaggedOffset);
+
+    /** Registers the whole capacity of a direct {@link ByteBuffer}, zero-based. */
+    MemoryRegion register(ByteBuffer buffer, Set<Access> access);
+
+    /** Allocates {@code length} octets of pooled direct memory and registers them, zero-based. */
+    MemoryRegion allocate(int length, Set<Access> access);
+
+    /** Creates a queue pair in this domain; it starts IDLE and becomes RTS when connected. */
+    QueuePair createQueuePair(QueuePairConfig config);
+
+    /** Releases nothing by itself: regions and queue pairs are closed individually. */
+    @Override
+    void close();
+}

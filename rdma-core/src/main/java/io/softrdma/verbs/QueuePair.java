@@ -1,0 +1,67 @@
+package io.softrdma.verbs;
+
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A queue pair: one end of an RDMAP stream (RFC 5040), with a send queue and a receive queue whose
+ * work requests complete into completion queues.
+ *
+ * <p>Work requests are carried out in posting order (§5.5 rule 13) and complete in posting order
+ * (rule 15): a Send, Write or local invalidate completes when its last segment is handed to TCP
+ * (rule 14), an RDMA Read when its Read Response is placed (rule 19), a receive when a whole Send has
+ * been placed into it (rule 10). When the queue pair goes to ERROR every outstanding work request
+ * completes, with {@link WorkCompletionStatus#FLUSHED} if it was not carried out.
+ *
+ * <p>Thread safety: {@code post…}, {@code close} and the getters may be called from any thread; a
+ * post from another thread hands the work request to the queue pair's event loop without a lock.
+ */
+public interface QueuePair extends AutoCloseable {
+    /** A number unique on its device. */
+    int queuePairNumber();
+
+    QueuePairState state();
+
+    ProtectionDomain protectionDomain();
+
+    QueuePairConfig config();
+
+    /** Outbound Reads outstanding at most, as negotiated (at most the configured ORD). */
+    int ord();
+
+    /** Inbound Read Requests accepted at most, as negotiated. */
+    int ird();
+
+    /**
+     * Posts to the send queue.
+     *
+     * @throws IllegalStateException when the queue pair is not RTS (or already in ERROR, where the request
+     *     completes as flushed instead — see the class comment), or the send queue is full
+     * @throws IllegalArgumentException when an entry's region is not of this protection domain, a Read's
+     *     sink lacks LOCAL_WRITE, or there are more entries than {@code maxSendSge}
+     */
+    void postSend(SendWorkRequest request);
+
+    /**
+     * Posts a receive buffer. Allowed from IDLE on, so buffers can be in place before the peer's first
+     * Send.
+     *
+     * @throws IllegalStateException when the receive queue is full
+     * @throws IllegalArgumentException when an entry's region is not of this protection domain or there
+     *     are more entries than {@code maxReceiveSge}
+     */
+    void postReceive(ReceiveWorkRequest request);
+
+    /** Closes gracefully: no new work; posted work is carried out; then the stream closes. */
+    @Override
+    void close();
+
+    /**
+     * Completes when the queue pair reaches ERROR: normally after a graceful close, exceptionally with a
+     * {@link io.softrdma.rdmap.TerminateException} when a Terminate ended the stream, or with the
+     * connection's failure when it was lost.
+     */
+    CompletableFuture<Void> closeFuture();
+
+    /** Sets the listener of this queue pair's events (replacing any earlier one). */
+    void setListener(QueuePairListener listener);
+}

@@ -1,0 +1,92 @@
+package io.softrdma.verbs;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.util.ReferenceCountUtil;
+import io.softrdma.mpa.FpduException;
+import io.softrdma.mpa.LlpErrorCode;
+import io.softrdma.mpa.MpaEstablishedEvent;
+import io.softrdma.rdmap.TerminateCause;
+import io.softrdma.rdmap.TerminateCode;
+import java.io.IOException;
+
+/**
+ * Binds a queue pair to its channel, above MPA: it becomes RTS on {@link MpaEstablishedEvent}, hands
+ * every ULPDU to the receive engine, resumes sending when the channel becomes writable again, turns
+ * MPA's CRC and Marker errors into Terminates (Layer 2, RFC 5044 §8), and takes the queue pair to
+ * ERROR when the connection goes.
+ *
+ * <p>Note: one per channel; all calls on the channel's event loop.
+ */
+public final class QueuePairHandler extends ChannelInboundHandlerAdapter {
+    private final DefaultQueuePair qp;
+
+    private QueuePairHandler(DefaultQueuePair qp) {
+        this.qp = qp;
+    }
+
+    /** The handler for a queue pair that is IDLE and not bound to another channel. */
+    public static QueuePairHandler of(QueuePair queuePair) {
+        if (!(queuePair instanceof DefaultQueuePair d)) {
+            throw new IllegalArgumentException("use a queue pair created by ProtectionDomain.createQueuePair");
+        }
+        if (d.state() != QueuePairState.IDLE || d.ctx != null) {
+            throw new IllegalStateException(queuePair + " is already bound to a connection");
+        }
+        return new QueuePairHandler(d);
+    }
+
+    public QueuePair queuePair() {
+        return qp;
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+        if (evt instanceof MpaEstablishedEvent established) {
+            qp.attach(ctx, established.negotiation());
+        }
+        super.userEventTriggered(ctx, evt);
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (!(msg instanceof ByteBuf ulpdu) || qp.ctx == null) {
+            ReferenceCountUtil.release(msg);
+            return;
+        }
+        qp.enter();
+        try {
+            qp.receiver.onSegment(ulpdu);
+        } finally {
+            qp.exit();
+        }
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
+        if (ctx.channel().isWritable() && qp.ctx != null) {
+            qp.drainNow();
+        }
+        super.channelWritabilityChanged(ctx);
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (cause instanceof FpduException e && e.code() != LlpErrorCode.TCP_CONNECTION_CLOSED && qp.ctx != null) {
+            // RFC 5044 §8 codes 2 and 3: MPA stops delivering; DDP's consumer terminates (Layer 2, EType 0).
+            qp.terminate(TerminateCause.withoutHeaders(TerminateCode.of(e.code()), e.getMessage()));
+            return;
+        }
+        if (!(cause instanceof IOException) && !(cause instanceof FpduException)) {
+            ctx.fireExceptionCaught(cause);
+        }
+        ctx.close();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        qp.connectionClosed(null);
+        super.channelInactive(ctx);
+    }
+}

@@ -1,0 +1,344 @@
+package io.softrdma.verbs;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPromise;
+import io.softrdma.ddp.TaggedHeaderCodec;
+import io.softrdma.ddp.UntaggedHeaderCodec;
+import io.softrdma.mpa.GatheredUlpdu;
+import io.softrdma.rdmap.RdmapError;
+import io.softrdma.rdmap.RdmapOpcode;
+import io.softrdma.rdmap.ReadRequestCodec;
+import io.softrdma.rdmap.TerminateCause;
+import io.softrdma.rdmap.TerminateCode;
+import io.softrdma.rdmap.TerminateCodec;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The transmit side of a queue pair: turns send work requests and accepted Read Requests into DDP
+ * segments (RFC 5040 Appendix A, RFC 5041 §5) and writes them as ULPDUs.
+ *
+ * <ul>
+ *   <li>Messages go out one at a time, in posting order (RFC 5040 §5.5 rule 13); Read Responses
+ *       (in the order their Requests arrived, rule 20) alternate with send-queue messages. Segments of
+ *       two messages never interleave, which Linux siw would treat as an error.
+ *   <li>Each segment's payload is a slice of registered memory (no copy) no longer than the MULPDU
+ *       allows, and never spans two scatter/gather entries, so no composite buffer is needed.
+ *   <li>Writing stops while the channel is not writable and resumes when it is again.
+ *   <li>One promise per flush: when it succeeds, every Send and Write fully written before it is
+ *       complete (§5.5 rule 14). A Read waits for its Read Response; it may be sent only while fewer
+ *       than ORD Reads are outstanding (§6.1), and the send queue waits behind it.
+ * </ul>
+ *
+ * <p>Note: event loop only.
+ */
+final class QueuePairSender {
+    /** How long a Terminate may take to be written before the connection is closed anyway. */
+    private static final long TERMINATE_LINGER_MILLIS = 2000;
+
+    private enum Current {
+        NONE, SEND_QUEUE, READ_RESPONSE
+    }
+
+    private final DefaultQueuePair qp;
+    private ChannelHandlerContext ctx;
+    private ChannelPromise voidPromise;
+    private int taggedPayload;
+    private int untaggedPayload;
+    private Current current = Current.NONE;
+    private boolean preferReadResponses;
+    private boolean stopped;
+    private int sendMsn;
+    private int readRequestMsn;
+    /** The last segment emitted, kept back so that the flush can give it the batch's promise. */
+    private GatheredUlpdu pending;
+    /** The highest send-queue position whose Send or Write is fully emitted. */
+    private long emittedUpTo = -1;
+    private long promisedUpTo = -1;
+    private final long[] batches = new long[64];
+    private int batchHead;
+    private int batchTail;
+    private final ChannelFutureListener batchListener = this::batchWritten;
+
+    QueuePairSender(DefaultQueuePair qp) {
+        this.qp = qp;
+    }
+
+    void attach(ChannelHandlerContext ctx, int mulpdu) {
+        this.ctx = ctx;
+        this.voidPromise = ctx.channel().unsafe().voidPromise();
+        this.taggedPayload = mulpdu - TaggedHeaderCodec.LENGTH;
+        this.untaggedPayload = mulpdu - UntaggedHeaderCodec.LENGTH;
+    }
+
+    boolean idle() {
+        return current == Current.NONE && pending == null && batchHead == batchTail;
+    }
+
+    void stop() {
+        stopped = true;
+    }
+
+    /** Sends as much as the channel takes. */
+    void pump() {
+        if (stopped || ctx == null) {
+            return;
+        }
+        while (ctx.channel().isWritable()) {
+            if (current == Current.NONE) {
+                current = choose();
+                if (current == Current.NONE) {
+                    break;
+                }
+            }
+            boolean finished = current == Current.SEND_QUEUE ? sendQueueSegment() : readResponseSegment();
+            if (finished) {
+                current = Current.NONE;
+            }
+            if (stopped) {
+                return;
+            }
+        }
+        flush();
+    }
+
+    private Current choose() {
+        boolean responses = qp.irqHead < qp.irqTail;
+        boolean sends = sendQueueReady();
+        if (stopped) {
+            return Current.NONE;
+        }
+        if (responses && (preferReadResponses || !sends)) {
+            preferReadResponses = false;
+            return Current.READ_RESPONSE;
+        }
+        if (sends) {
+            preferReadResponses = true;
+            return Current.SEND_QUEUE;
+        }
+        return Current.NONE;
+    }
+
+    /** Whether the next send-queue request can go out now; local invalidates are carried out on the way. */
+    private boolean sendQueueReady() {
+        while (qp.sqNext < qp.sqTail) {
+            SendQueueEntry e = qp.sendEntry(qp.sqNext);
+            switch (e.wr.opcode()) {
+                case LOCAL_INVALIDATE -> {
+                    DefaultMemoryRegion region = qp.device.lookup(e.wr.invalidateStag());
+                    boolean ok = region != null && region.pd() == qp.pd && region.stag() == e.wr.invalidateStag();
+                    if (ok) {
+                        region.invalidate();
+                    }
+                    e.finish(ok ? WorkCompletionStatus.SUCCESS : WorkCompletionStatus.LOCAL_PROTECTION_ERROR);
+                    qp.sqNext++;
+                }
+                case RDMA_READ -> {
+                    return qp.readsOutstanding() < qp.ord() && localMemoryValid(e);
+                }
+                default -> {
+                    return localMemoryValid(e);
+                }
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Local memory must still be registered and valid when a request goes out; if not, the request
+     * fails and, as RFC 5040 §7.1 rule 1 asks, a Terminate is sent instead of it.
+     */
+    private boolean localMemoryValid(SendQueueEntry e) {
+        for (ScatterGatherEntry s : e.wr.sgl()) {
+            if (!s.region().isValid()) {
+                e.finish(WorkCompletionStatus.LOCAL_PROTECTION_ERROR);
+                qp.sqNext++;
+                qp.terminate(TerminateCause.withoutHeaders(TerminateCode.of(RdmapError.LOCAL_CATASTROPHIC),
+                        "work request " + e.wr.wrId() + " uses " + s.region() + ", no longer valid"));
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Emits the next segment of the current send-queue message; true when the message is complete. */
+    private boolean sendQueueSegment() {
+        long seq = qp.sqNext;
+        SendQueueEntry e = qp.sendEntry(seq);
+        SendWorkRequest wr = e.wr;
+        if (wr.opcode() == SendWorkRequest.Opcode.RDMA_READ) {
+            emitReadRequest(seq, e);
+            return true;
+        }
+        boolean tagged = wr.opcode() == SendWorkRequest.Opcode.RDMA_WRITE;
+        if (e.messageOffset == 0 && e.sge == 0 && e.sgeOffset == 0) {
+            e.byteLength = wr.length();
+            if (!tagged) {
+                e.msn = ++sendMsn;
+            }
+        }
+        while (e.sge < wr.sgl().size() && e.sgeOffset == wr.sgl().get(e.sge).length()) {
+            e.sge++;
+            e.sgeOffset = 0;
+        }
+        ByteBuf payload;
+        int n;
+        if (e.sge < wr.sgl().size()) {
+            ScatterGatherEntry s = wr.sgl().get(e.sge);
+            n = (int) Math.min(tagged ? taggedPayload : untaggedPayload, s.length() - e.sgeOffset);
+            payload = ((DefaultMemoryRegion) s.region()).memory().retainedSlice((int) (s.offset() + e.sgeOffset), n);
+        } else {
+            n = 0;
+            payload = Unpooled.EMPTY_BUFFER;
+        }
+        boolean last = e.messageOffset + n == e.byteLength;
+        GatheredUlpdu u = GatheredUlpdu.newInstance(payload);
+        if (tagged) {
+            TaggedHeaderCodec.write(u.header(), RdmapOpcode.RDMA_WRITE.code(), last, wr.remoteStag(),
+                    wr.remoteTaggedOffset() + e.messageOffset);
+        } else {
+            UntaggedHeaderCodec.write(u.header(), sendOpcode(wr).code(), last, wr.invalidate() ? wr.invalidateStag() : 0,
+                    UntaggedHeaderCodec.QN_SEND, e.msn, (int) e.messageOffset);
+        }
+        emit(u);
+        e.sgeOffset += n;
+        e.messageOffset += n;
+        if (last) {
+            emittedUpTo = seq;
+            qp.sqNext++;
+        }
+        return last;
+    }
+
+    private static RdmapOpcode sendOpcode(SendWorkRequest wr) {
+        if (wr.invalidate()) {
+            return wr.solicited() ? RdmapOpcode.SEND_WITH_SE_AND_INVALIDATE : RdmapOpcode.SEND_WITH_INVALIDATE;
+        }
+        return wr.solicited() ? RdmapOpcode.SEND_WITH_SE : RdmapOpcode.SEND;
+    }
+
+    /** RFC 5040 §5.2.1: one untagged segment on QN 1 naming both buffers; the Read waits in the ORQ. */
+    private void emitReadRequest(long seq, SendQueueEntry e) {
+        SendWorkRequest wr = e.wr;
+        ScatterGatherEntry sink = wr.sgl().get(0);
+        e.msn = ++readRequestMsn;
+        e.sinkStag = sink.region().stag();
+        e.sinkTaggedOffset = sink.taggedOffset();
+        e.readLength = sink.length();
+        GatheredUlpdu u = GatheredUlpdu.newInstance(Unpooled.EMPTY_BUFFER);
+        UntaggedHeaderCodec.write(u.header(), RdmapOpcode.RDMA_READ_REQUEST.code(), true, 0,
+                UntaggedHeaderCodec.QN_READ_REQUEST, e.msn, 0);
+        ReadRequestCodec.write(u.header(), e.sinkStag, e.sinkTaggedOffset, sink.length(), wr.remoteStag(),
+                wr.remoteTaggedOffset());
+        emit(u);
+        qp.orq[(int) (qp.orqTail % qp.orq.length)] = seq;
+        qp.orqTail++;
+        qp.sqNext++;
+    }
+
+    /** Emits the next segment of the oldest Read Response (RFC 5040 §5.2.2); true when it is complete. */
+    private boolean readResponseSegment() {
+        InboundRead r = qp.irq[(int) (qp.irqHead % qp.irq.length)];
+        int n = (int) Math.min(taggedPayload, r.length - r.sent);
+        ByteBuf payload;
+        if (n == 0) {
+            payload = Unpooled.EMPTY_BUFFER;
+        } else {
+            long to = r.sourceTaggedOffset + r.sent;
+            if (r.source.check(r.sourceStag, to, n, false, qp.pd) != DefaultMemoryRegion.Check.OK) {
+                // Invalidated after the Request was accepted.
+                qp.terminate(TerminateCause.withoutHeaders(TerminateCode.of(RdmapError.PROTECTION_INVALID_STAG),
+                        String.format("the source STag 0x%08x of an accepted RDMA Read became invalid", r.sourceStag)));
+                return true;
+            }
+            payload = r.source.memory().retainedSlice(r.source.indexOf(to), n);
+        }
+        boolean last = r.sent + n == r.length;
+        GatheredUlpdu u = GatheredUlpdu.newInstance(payload);
+        TaggedHeaderCodec.write(u.header(), RdmapOpcode.RDMA_READ_RESPONSE.code(), last, r.sinkStag,
+                r.sinkTaggedOffset + r.sent);
+        emit(u);
+        r.sent += n;
+        if (last) {
+            r.source = null;
+            qp.irqHead++;
+        }
+        return last;
+    }
+
+    private void emit(GatheredUlpdu u) {
+        if (pending != null) {
+            ctx.write(pending, voidPromise);
+        }
+        pending = u;
+    }
+
+    /** Writes the last segment with the batch's promise (if it completes any request) and flushes. */
+    void flush() {
+        GatheredUlpdu last = pending;
+        if (last == null) {
+            return;
+        }
+        pending = null;
+        if (emittedUpTo > promisedUpTo && batchTail - batchHead < batches.length) {
+            ChannelPromise promise = ctx.newPromise();
+            batches[batchTail++ % batches.length] = emittedUpTo;
+            promisedUpTo = emittedUpTo;
+            promise.addListener(batchListener);
+            ctx.write(last, promise);
+        } else {
+            ctx.write(last, voidPromise);
+        }
+        ctx.flush();
+    }
+
+    private void batchWritten(ChannelFuture future) {
+        long upTo = batches[batchHead++ % batches.length];
+        if (future.isSuccess() && !stopped) {
+            qp.enter();
+            try {
+                qp.sendsWritten(upTo);
+            } finally {
+                qp.exit();
+            }
+        }
+    }
+
+    /**
+     * Sends a Terminate now (RFC 5040 §5.4: nothing more on this stream after it; §6.2.1: then tear the
+     * stream down), closing once it is written — or after a grace period if it cannot be (a responder
+     * may not send before it received a valid FPDU, RFC 5044 §7.1.2 rule 4).
+     */
+    void sendTerminateAndClose(TerminateCause cause) {
+        stopped = true;
+        current = Current.NONE;
+        if (ctx == null) {
+            return;
+        }
+        if (pending != null) {
+            ctx.write(pending, voidPromise);
+            pending = null;
+        }
+        GatheredUlpdu u = GatheredUlpdu.newInstance(Unpooled.EMPTY_BUFFER);
+        // siw expects MSN 1 on the Terminate queue: it is the only message there.
+        UntaggedHeaderCodec.write(u.header(), RdmapOpcode.TERMINATE.code(), true, 0, UntaggedHeaderCodec.QN_TERMINATE,
+                1, 0);
+        TerminateCodec.write(u.header(), cause);
+        ChannelHandlerContext c = ctx;
+        c.writeAndFlush(u).addListener(ChannelFutureListener.CLOSE);
+        c.executor().schedule(() -> {
+            c.close();
+        }, TERMINATE_LINGER_MILLIS, TimeUnit.MILLISECONDS);
+    }
+
+    /** Releases a segment that was never written (the stream closed). */
+    void releasePending() {
+        if (pending != null) {
+            pending.release();
+            pending = null;
+        }
+    }
+}
