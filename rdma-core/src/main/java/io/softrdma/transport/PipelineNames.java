@@ -14,6 +14,8 @@ public final class PipelineNames {
     public static final String FPDU_ENCODER = "fpdu-encoder";
     /** FPDU deframing of the received stream. */
     public static final String FPDU_DECODER = "fpdu-decoder";
+    /** The queue pair (DDP and RDMAP) above MPA. */
+    public static final String QUEUE_PAIR = "queue-pair";
 
     private PipelineNames() {
     }

@@ -145,6 +145,7 @@ final class DefaultMemoryRegion implements MemoryRegion {
         closed = true;
         validStag = 0;
         table.remove(index);
+        pd.forget(this);
         registered.release();
     }
 

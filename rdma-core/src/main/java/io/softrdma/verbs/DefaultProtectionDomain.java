@@ -6,10 +6,12 @@ import io.netty.buffer.Unpooled;
 import java.nio.ByteBuffer;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 final class DefaultProtectionDomain implements ProtectionDomain {
     private final RdmaDevice device;
     private final int id;
+    private final Set<DefaultMemoryRegion> regions = ConcurrentHashMap.newKeySet();
 
     DefaultProtectionDomain(RdmaDevice device, int id) {
         this.device = device;
@@ -66,7 +68,10 @@ final class DefaultProtectionDomain implements ProtectionDomain {
                 throw new IllegalArgumentException("base tagged offset 0x" + Long.toHexString(baseTaggedOffset)
                         + " plus " + owned.capacity() + " octets wraps past 2^64");
             }
-            return device.register(new DefaultMemoryRegion(this, device.stagTable(), owned, baseTaggedOffset, access));
+            DefaultMemoryRegion region = new DefaultMemoryRegion(this, device.stagTable(), owned, baseTaggedOffset,
+                    access);
+            regions.add(region);
+            return device.register(region);
         } catch (RuntimeException e) {
             owned.release();
             throw e;
@@ -78,9 +83,16 @@ final class DefaultProtectionDomain implements ProtectionDomain {
         return new DefaultQueuePair(this, Objects.requireNonNull(config, "config"));
     }
 
+    void forget(DefaultMemoryRegion region) {
+        regions.remove(region);
+    }
+
+    /** Deregisters every region still registered in this domain; queue pairs are closed on their own. */
     @Override
     public void close() {
-        // Regions and queue pairs are closed on their own.
+        for (DefaultMemoryRegion r : regions) {
+            r.close();
+        }
     }
 
     @Override

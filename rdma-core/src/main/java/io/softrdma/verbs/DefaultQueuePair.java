@@ -50,6 +50,8 @@ final class DefaultQueuePair implements QueuePair {
     private final Runnable drainTask = this::drainTask;
     private volatile EventExecutor executor;
     private volatile boolean resourcesReleased;
+    /** Set by close() at once, so that posts fail as soon as close() returns. */
+    private volatile boolean closeRequested;
 
     // The engine's state, on the event loop. Ring positions are sequence numbers; slot = seq % length.
     final SendQueueEntry[] sq;
@@ -167,7 +169,7 @@ final class DefaultQueuePair implements QueuePair {
             throw new IllegalStateException("queue pair " + number + " is IDLE: post sends once it is RTS"
                     + " (connected)");
         }
-        if (s == QueuePairState.CLOSING) {
+        if (s == QueuePairState.CLOSING || closeRequested && s == QueuePairState.RTS) {
             throw new IllegalStateException("queue pair " + number + " is closing: it takes no new work");
         }
         if (request.sgl().size() > config.maxSendSge()) {
@@ -245,11 +247,7 @@ final class DefaultQueuePair implements QueuePair {
         }
         processing = true;
         try {
-            for (ReceiveWorkRequest r; (r = postedReceives.poll()) != null; ) {
-                ReceiveQueueEntry e = rq[(int) (rqTail % rq.length)];
-                e.reset(r);
-                rqTail++;
-            }
+            moveReceives();
             for (SendWorkRequest w; (w = postedSends.poll()) != null; ) {
                 SendQueueEntry e = sq[(int) (sqTail % sq.length)];
                 e.reset(w);
@@ -307,15 +305,17 @@ final class DefaultQueuePair implements QueuePair {
             if (!e.done) {
                 break;
             }
-            if (e.wr.signaled() || e.status != WorkCompletionStatus.SUCCESS) {
-                sendCq.add(e.wr.wrId(), e.status, opcodeOf(e.wr), e.byteLength, number, false, false, 0);
-            }
+            SendWorkRequest wr = e.wr;
             e.wr = null;
             sqHead++;
             if (sqNext < sqHead) {
                 sqNext = sqHead;
             }
+            // The slot is free before the completion is visible: whoever sees it may post again at once.
             sendsOutstanding.decrementAndGet();
+            if (wr.signaled() || e.status != WorkCompletionStatus.SUCCESS) {
+                sendCq.add(wr.wrId(), e.status, opcodeOf(wr), e.byteLength, number, false, false, 0);
+            }
         }
     }
 
@@ -328,19 +328,35 @@ final class DefaultQueuePair implements QueuePair {
         };
     }
 
+    /**
+     * The oldest posted receive. A receive counts as posted once postReceive returned, even if the loop
+     * has not drained it into the ring yet: a peer's Send may arrive first.
+     */
     ReceiveQueueEntry receiveHead() {
+        if (rqHead == rqTail) {
+            moveReceives();
+        }
         return rqHead < rqTail ? rq[(int) (rqHead % rq.length)] : null;
+    }
+
+    private void moveReceives() {
+        for (ReceiveWorkRequest r; (r = postedReceives.poll()) != null; ) {
+            ReceiveQueueEntry e = rq[(int) (rqTail % rq.length)];
+            e.reset(r);
+            rqTail++;
+        }
     }
 
     /** Completes the oldest receive (§5.5 rule 10: in order). */
     void completeReceive(WorkCompletionStatus status, long byteLength, boolean solicited, boolean invalidated,
             int invalidatedStag) {
         ReceiveQueueEntry e = rq[(int) (rqHead % rq.length)];
-        receiveCq.add(e.wr.wrId(), status, WorkCompletionOpcode.RECEIVE, byteLength, number, solicited, invalidated,
-                invalidatedStag);
+        long wrId = e.wr.wrId();
         e.wr = null;
         rqHead++;
         receivesOutstanding.decrementAndGet();
+        receiveCq.add(wrId, status, WorkCompletionOpcode.RECEIVE, byteLength, number, solicited, invalidated,
+                invalidatedStag);
     }
 
     int readsOutstanding() {
@@ -445,6 +461,7 @@ final class DefaultQueuePair implements QueuePair {
 
     @Override
     public void close() {
+        closeRequested = true;
         EventExecutor ex = executor;
         if (ex == null) {
             synchronized (this) {

@@ -38,7 +38,10 @@ public interface ProtectionDomain extends AutoCloseable {
     /** Creates a queue pair in this domain; it starts IDLE and becomes RTS when connected. */
     QueuePair createQueuePair(QueuePairConfig config);
 
-    /** Releases nothing by itself: regions and queue pairs are closed individually. */
+    /**
+     * Deregisters every memory region still registered in this domain (their buffers are released).
+     * Queue pairs are closed on their own; close them first.
+     */
     @Override
     void close();
 }

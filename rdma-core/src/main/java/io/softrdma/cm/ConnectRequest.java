@@ -1,0 +1,95 @@
+package io.softrdma.cm;
+
+import io.netty.channel.Channel;
+import io.softrdma.mpa.MpaNegotiation;
+import io.softrdma.mpa.MpaResponderDecision;
+import io.softrdma.mpa.MpaStartupFrame;
+import io.softrdma.mpa.MpaStartupHandler;
+import io.softrdma.transport.PipelineNames;
+import io.softrdma.verbs.QueuePair;
+import io.softrdma.verbs.QueuePairHandler;
+import java.net.SocketAddress;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * An incoming connection whose MPA Request arrived: the listener's consumer sees the peer's private
+ * data and accepts it with a queue pair, or rejects it (RFC 5044 §7.1.2 rules 2 and 6).
+ *
+ * <p>Thread safety: {@link #accept} and {@link #reject} may be called from any thread, once.
+ */
+public final class ConnectRequest {
+    private final Channel channel;
+    private final MpaStartupFrame request;
+    private final MpaResponderDecision decision;
+    private final MpaStartupHandler startup;
+    private final AtomicBoolean decided = new AtomicBoolean();
+
+    ConnectRequest(Channel channel, MpaStartupFrame request, MpaResponderDecision decision, MpaStartupHandler startup) {
+        this.channel = channel;
+        this.request = request;
+        this.decision = decision;
+        this.startup = startup;
+    }
+
+    /** A copy of the initiator's private data. */
+    public byte[] privateData() {
+        return request.privateData();
+    }
+
+    /** The MPA Request as received. */
+    public MpaStartupFrame request() {
+        return request;
+    }
+
+    public SocketAddress remoteAddress() {
+        return channel.remoteAddress();
+    }
+
+    /**
+     * Accepts with {@code queuePair} (IDLE, of any protection domain) and replies with
+     * {@code privateData}.
+     *
+     * @return completes when the stream is in RDMA mode, or exceptionally if it never gets there
+     * @throws IllegalStateException if already accepted or rejected, or the queue pair is not IDLE
+     */
+    public CompletableFuture<RdmaConnection> accept(QueuePair queuePair, byte[] privateData) {
+        Objects.requireNonNull(queuePair, "queuePair");
+        Objects.requireNonNull(privateData, "privateData");
+        QueuePairHandler handler = QueuePairHandler.of(queuePair);
+        decide();
+        CompletableFuture<RdmaConnection> established = new CompletableFuture<>();
+        channel.eventLoop().execute(() -> {
+            if (channel.pipeline().context(PipelineNames.MPA_STARTUP) == null) {
+                established.completeExceptionally(new IllegalStateException("the connection closed before it was"
+                        + " accepted"));
+                queuePair.close();
+                return;
+            }
+            channel.pipeline().addLast(PipelineNames.QUEUE_PAIR, handler);
+            startup.outcome().whenComplete((MpaNegotiation n, Throwable failure) -> {
+                if (failure != null) {
+                    established.completeExceptionally(failure);
+                } else {
+                    established.complete(new RdmaConnection(channel, queuePair, n));
+                }
+            });
+            decision.accept(privateData);
+        });
+        return established;
+    }
+
+    /** Rejects with {@code privateData} (the Reply's R bit set), then closes. */
+    public void reject(byte[] privateData) {
+        Objects.requireNonNull(privateData, "privateData");
+        decide();
+        decision.reject(privateData);
+    }
+
+    private void decide() {
+        if (!decided.compareAndSet(false, true)) {
+            throw new IllegalStateException("this connect request was already accepted or rejected");
+        }
+    }
+}
