@@ -169,8 +169,8 @@ final class DefaultQueuePair implements QueuePair {
             throw new IllegalStateException("queue pair " + number + " is IDLE: post sends once it is RTS"
                     + " (connected)");
         }
-        if (s == QueuePairState.CLOSING || closeRequested && s == QueuePairState.RTS) {
-            throw new IllegalStateException("queue pair " + number + " is closing: it takes no new work");
+        if (closeRequested) {
+            throw new IllegalStateException("queue pair " + number + " was closed: it takes no new work");
         }
         if (request.sgl().size() > config.maxSendSge()) {
             throw new IllegalArgumentException(request.sgl().size() + " scatter/gather entries exceed the maximum of "
@@ -196,6 +196,9 @@ final class DefaultQueuePair implements QueuePair {
     @Override
     public void postReceive(ReceiveWorkRequest request) {
         Objects.requireNonNull(request, "request");
+        if (closeRequested) {
+            throw new IllegalStateException("queue pair " + number + " was closed: it takes no new work");
+        }
         if (request.sgl().size() > config.maxReceiveSge()) {
             throw new IllegalArgumentException(request.sgl().size() + " scatter/gather entries exceed the maximum of "
                     + config.maxReceiveSge() + " (QueuePairConfig.maxReceiveSge)");

@@ -34,8 +34,9 @@ public interface QueuePair extends AutoCloseable {
     /**
      * Posts to the send queue.
      *
-     * @throws IllegalStateException when the queue pair is not RTS (or already in ERROR, where the request
-     *     completes as flushed instead — see the class comment), or the send queue is full
+     * @throws IllegalStateException when the queue pair is IDLE, was closed by {@link #close()}, or the send
+     *     queue is full. (In ERROR after a Terminate or a lost connection, a request is accepted and
+     *     completes as flushed, as in verbs.)
      * @throws IllegalArgumentException when an entry's region is not of this protection domain, a Read's
      *     sink lacks LOCAL_WRITE, or there are more entries than {@code maxSendSge}
      */
@@ -45,7 +46,7 @@ public interface QueuePair extends AutoCloseable {
      * Posts a receive buffer. Allowed from IDLE on, so buffers can be in place before the peer's first
      * Send.
      *
-     * @throws IllegalStateException when the receive queue is full
+     * @throws IllegalStateException when the receive queue is full or the queue pair was closed
      * @throws IllegalArgumentException when an entry's region is not of this protection domain or there
      *     are more entries than {@code maxReceiveSge}
      */
