@@ -1,0 +1,13 @@
+package io.softrdma.mpa;
+
+import java.util.List;
+
+/** Lets tests of other packages frame ULPDUs the way {@link FpduEncoder} does (CRC on, no Markers). */
+public final class FpduTestSupportAccess {
+    private FpduTestSupportAccess() {
+    }
+
+    public static byte[] encode(byte[] ulpdu) {
+        return FpduTestSupport.encode(true, false, List.of(ulpdu));
+    }
+}

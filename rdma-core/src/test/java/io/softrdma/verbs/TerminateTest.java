@@ -1,0 +1,477 @@
+package io.softrdma.verbs;
+
+import static io.softrdma.verbs.RawPeer.readRequest;
+import static io.softrdma.verbs.RawPeer.tagged;
+import static io.softrdma.verbs.RawPeer.terminate;
+import static io.softrdma.verbs.RawPeer.untagged;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.softrdma.cm.ConnectionManager;
+import io.softrdma.cm.RdmaConnection;
+import io.softrdma.cm.RdmaListener;
+import io.softrdma.mpa.MpaSettings;
+import io.softrdma.rdmap.TerminateException;
+import io.softrdma.testing.Hex;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
+import java.util.zip.CRC32C;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Every Terminate case of RFC 5040 §7 and the DDP error table (RFC 5041 §7.2), provoked by a peer that
+ * sends the offending bytes; each test checks the exact Terminate that comes back (RFC 5040 §4.8, §7.1,
+ * Figure 10), that the stream then closes, and that the queue pair under test ends in ERROR with every
+ * outstanding work request completed.
+ */
+class TerminateTest {
+    private static final String PAYLOAD16 = "00112233445566778899aabbccddeeff";
+
+    private final ConnectionManager cm = ConnectionManager.create(2);
+    private final RdmaDevice device = RdmaDevice.create();
+    private final ProtectionDomain pd = device.allocateProtectionDomain();
+    private final CompletionQueue cq = device.createCompletionQueue(1024);
+    private QueuePair qp;
+    private RdmaListener listener;
+    private RawPeer peer;
+
+    /** Connects a raw peer to a queue pair under test that accepted it. */
+    private RawPeer connect(UnaryOperator<QueuePairConfig> config, MpaSettings settings) throws Exception {
+        qp = pd.createQueuePair(config.apply(QueuePairConfig.of(cq)));
+        CompletableFuture<RdmaConnection> accepted = new CompletableFuture<>();
+        listener = cm.listen(new InetSocketAddress("127.0.0.1", 0), settings,
+                request -> request.accept(qp, new byte[0]).whenComplete((c, e) -> accepted.complete(c)));
+        peer = RawPeer.connect(cm.eventLoopGroup(), listener.port(), settings);
+        accepted.get(5, TimeUnit.SECONDS);
+        return peer;
+    }
+
+    private RawPeer connect() throws Exception {
+        return connect(UnaryOperator.identity(), MpaSettings.defaults());
+    }
+
+    @AfterEach
+    void tearDown() {
+        if (peer != null) {
+            peer.close();
+        }
+        if (qp != null) {
+            qp.close();
+            qp.closeFuture().handle((v, e) -> null).join();
+        }
+        if (listener != null) {
+            listener.close();
+        }
+        cm.close();
+        pd.close();
+    }
+
+    /** The Terminate arrives, the stream closes, and the queue pair under test failed with that code. */
+    private void expectTerminate(String expectedUlpdu, String codeName) throws Exception {
+        assertThat(peer.next()).isEqualTo(expectedUlpdu);
+        assertThat(peer.awaitClose()).as("the stream closes after the Terminate").isTrue();
+        Throwable t = failure(qp);
+        assertThat(t).isInstanceOf(TerminateException.class);
+        assertThat(((TerminateException) t).remote()).isFalse();
+        assertThat(((TerminateException) t).code().name()).isEqualTo(codeName);
+        assertThat(qp.state()).isEqualTo(QueuePairState.ERROR);
+    }
+
+    private static Throwable failure(QueuePair qp) throws Exception {
+        try {
+            qp.closeFuture().get(5, TimeUnit.SECONDS);
+            throw new AssertionError("the queue pair closed normally");
+        } catch (ExecutionException e) {
+            return e.getCause();
+        }
+    }
+
+    private static String header(String ulpdu, int octets) {
+        return ulpdu.substring(0, 2 * octets);
+    }
+
+    private static int length(String ulpdu) {
+        return ulpdu.length() / 2;
+    }
+
+    private MemoryRegion region(int length, Access first, Access... rest) {
+        return pd.allocate(length, Access.of(first, rest));
+    }
+
+    // ---- DDP tagged buffer errors (RFC 5041 §7.2, Layer 1 EType 1) ----
+
+    @Test
+    void rdmaWriteToAnUnknownStagSendsInvalidStag() throws Exception {
+        connect();
+        String w = tagged(0, true, 0x00abcd01, 0) + PAYLOAD16;
+        peer.send(w);
+        expectTerminate(terminate(1, 1, 0x00, header(w, 14), length(w), ""), "TAGGED_INVALID_STAG");
+    }
+
+    @Test
+    void rdmaWriteWithAStaleKeySendsInvalidStag() throws Exception {
+        connect();
+        MemoryRegion r = region(64, Access.LOCAL_WRITE, Access.REMOTE_WRITE);
+        int old = r.stag();
+        r.invalidate();
+        r.reregister();
+        String w = tagged(0, true, old, 0) + PAYLOAD16;
+        peer.send(w);
+        expectTerminate(terminate(1, 1, 0x00, header(w, 14), length(w), ""), "TAGGED_INVALID_STAG");
+    }
+
+    @Test
+    void rdmaWriteBeyondTheRegionSendsBaseOrBoundsViolation() throws Exception {
+        connect();
+        MemoryRegion r = region(64, Access.LOCAL_WRITE, Access.REMOTE_WRITE);
+        String w = tagged(0, true, r.stag(), 56) + PAYLOAD16;
+        peer.send(w);
+        expectTerminate(terminate(1, 1, 0x01, header(w, 14), length(w), ""), "TAGGED_BASE_OR_BOUNDS");
+    }
+
+    @Test
+    void rdmaWriteWithoutRemoteWriteAccessSendsInvalidStagAsLinuxSiwDoes() throws Exception {
+        connect();
+        MemoryRegion r = region(64, Access.LOCAL_WRITE, Access.REMOTE_READ);
+        String w = tagged(0, true, r.stag(), 0) + PAYLOAD16;
+        peer.send(w);
+        // RFC 5041 §7.2 has no access-rights code for tagged buffers.
+        expectTerminate(terminate(1, 1, 0x00, header(w, 14), length(w), ""), "TAGGED_INVALID_STAG");
+    }
+
+    @Test
+    void rdmaWriteToARegionOfAnotherProtectionDomainSendsStagNotAssociated() throws Exception {
+        connect();
+        ProtectionDomain other = device.allocateProtectionDomain();
+        MemoryRegion r = other.allocate(64, Access.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE));
+        String w = tagged(0, true, r.stag(), 0) + PAYLOAD16;
+        peer.send(w);
+        expectTerminate(terminate(1, 1, 0x02, header(w, 14), length(w), ""), "TAGGED_STAG_NOT_ASSOCIATED");
+        other.close();
+    }
+
+    @Test
+    void rdmaWriteWhoseOffsetWrapsSendsToWrap() throws Exception {
+        connect();
+        ByteBuf memory = PooledByteBufAllocator.DEFAULT.directBuffer(4096, 4096);
+        MemoryRegion r = pd.register(memory, Access.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE), -8192L);
+        memory.release();
+        String w = tagged(0, true, r.stag(), -8L) + PAYLOAD16;
+        peer.send(w);
+        expectTerminate(terminate(1, 1, 0x03, header(w, 14), length(w), ""), "TAGGED_TO_WRAP");
+    }
+
+    @Test
+    void taggedSegmentWithDdpVersion2SendsInvalidDdpVersion() throws Exception {
+        connect();
+        MemoryRegion r = region(64, Access.LOCAL_WRITE, Access.REMOTE_WRITE);
+        String w = "c240" + tagged(0, true, r.stag(), 0).substring(4) + PAYLOAD16;
+        peer.send(w);
+        expectTerminate(terminate(1, 1, 0x04, header(w, 14), length(w), ""), "TAGGED_INVALID_VERSION");
+    }
+
+    @Test
+    void continuationSegmentToAnotherStagSendsInvalidStag() throws Exception {
+        connect();
+        MemoryRegion r = region(64, Access.LOCAL_WRITE, Access.REMOTE_WRITE);
+        MemoryRegion s = region(64, Access.LOCAL_WRITE, Access.REMOTE_WRITE);
+        peer.send(tagged(0, false, r.stag(), 0) + PAYLOAD16);
+        String w = tagged(0, true, s.stag(), 16) + PAYLOAD16;
+        peer.send(w);
+        expectTerminate(terminate(1, 1, 0x00, header(w, 14), length(w), ""), "TAGGED_INVALID_STAG");
+    }
+
+    // ---- DDP untagged buffer errors (RFC 5041 §7.2, Layer 1 EType 2) ----
+
+    @Test
+    void untaggedSegmentWithDdpVersion0SendsInvalidDdpVersion() throws Exception {
+        connect();
+        String s = "4043" + untagged(3, true, 0, 0, 1, 0).substring(4) + PAYLOAD16;
+        peer.send(s);
+        expectTerminate(terminate(1, 2, 0x06, header(s, 18), length(s), ""), "UNTAGGED_INVALID_VERSION");
+    }
+
+    @Test
+    void sendOnQueueNumber3SendsInvalidQn() throws Exception {
+        connect();
+        String s = untagged(3, true, 0, 3, 1, 0) + PAYLOAD16;
+        peer.send(s);
+        expectTerminate(terminate(1, 2, 0x01, header(s, 18), length(s), ""), "UNTAGGED_INVALID_QN");
+    }
+
+    @Test
+    void sendWithoutAPostedReceiveSendsNoBufferAvailable() throws Exception {
+        connect();
+        String s = untagged(3, true, 0, 0, 1, 0) + PAYLOAD16;
+        peer.send(s);
+        expectTerminate(terminate(1, 2, 0x02, header(s, 18), length(s), ""), "UNTAGGED_NO_BUFFER");
+    }
+
+    @Test
+    void sendWithAnUnexpectedMsnSendsMsnRangeNotValid() throws Exception {
+        connect();
+        qp.postReceive(ReceiveWorkRequest.of(1, ScatterGatherEntry.of(region(64, Access.LOCAL_WRITE))));
+        String s = untagged(3, true, 0, 0, 5, 0) + PAYLOAD16;
+        peer.send(s);
+        expectTerminate(terminate(1, 2, 0x03, header(s, 18), length(s), ""), "UNTAGGED_MSN_RANGE");
+        WorkCompletion flushed = cq.take(Duration.ofSeconds(5));
+        assertThat(flushed.status()).as("the posted receive is flushed").isEqualTo(WorkCompletionStatus.FLUSHED);
+    }
+
+    @Test
+    void sendWithAWrongMessageOffsetSendsInvalidMo() throws Exception {
+        connect();
+        qp.postReceive(ReceiveWorkRequest.of(1, ScatterGatherEntry.of(region(64, Access.LOCAL_WRITE))));
+        String s = untagged(3, true, 0, 0, 1, 8) + PAYLOAD16;
+        peer.send(s);
+        expectTerminate(terminate(1, 2, 0x04, header(s, 18), length(s), ""), "UNTAGGED_INVALID_MO");
+    }
+
+    @Test
+    void sendLongerThanTheReceiveBufferSendsMessageTooLong() throws Exception {
+        connect();
+        qp.postReceive(ReceiveWorkRequest.of(1, ScatterGatherEntry.of(region(8, Access.LOCAL_WRITE))));
+        String s = untagged(3, true, 0, 0, 1, 0) + PAYLOAD16;
+        peer.send(s);
+        expectTerminate(terminate(1, 2, 0x05, header(s, 18), length(s), ""), "UNTAGGED_MESSAGE_TOO_LONG");
+        WorkCompletion c = cq.take(Duration.ofSeconds(5));
+        assertThat(c.status()).isEqualTo(WorkCompletionStatus.LOCAL_LENGTH_ERROR);
+    }
+
+    @Test
+    void readRequestOfTheWrongLengthSendsMessageTooLong() throws Exception {
+        connect();
+        String s = readRequest(1, 1, 0, 8, 2, 0) + "00000000";
+        peer.send(s);
+        expectTerminate(terminate(1, 2, 0x05, header(s, 18), length(s), ""), "UNTAGGED_MESSAGE_TOO_LONG");
+    }
+
+    // ---- RDMAP errors (RFC 5040 §4.8 Figure 9, §7.2) ----
+
+    @Test
+    void rdmapVersion0SendsInvalidRdmapVersion() throws Exception {
+        connect();
+        String s = "4103" + untagged(3, true, 0, 0, 1, 0).substring(4) + PAYLOAD16;
+        peer.send(s);
+        expectTerminate(terminate(0, 2, 0x05, header(s, 18), length(s), ""), "OPERATION_INVALID_VERSION");
+    }
+
+    @Test
+    void reservedOpcodeSendsUnexpectedOpcode() throws Exception {
+        connect();
+        String s = untagged(12, true, 0, 0, 1, 0) + PAYLOAD16;
+        peer.send(s);
+        expectTerminate(terminate(0, 2, 0x06, header(s, 18), length(s), ""), "OPERATION_UNEXPECTED_OPCODE");
+    }
+
+    @Test
+    void sendMarkedTaggedSendsUnexpectedOpcode() throws Exception {
+        connect();
+        String s = tagged(3, true, 0, 0) + PAYLOAD16;
+        peer.send(s);
+        expectTerminate(terminate(0, 2, 0x06, header(s, 14), length(s), ""), "OPERATION_UNEXPECTED_OPCODE");
+    }
+
+    @Test
+    void readResponseWithNoReadOutstandingSendsUnexpectedOpcode() throws Exception {
+        connect();
+        String s = tagged(2, true, 0x01020304, 0) + PAYLOAD16;
+        peer.send(s);
+        expectTerminate(terminate(0, 2, 0x06, header(s, 14), length(s), ""), "OPERATION_UNEXPECTED_OPCODE");
+    }
+
+    @Test
+    void readRequestInsideAnUnfinishedSendSendsUnexpectedOpcode() throws Exception {
+        connect();
+        qp.postReceive(ReceiveWorkRequest.of(1, ScatterGatherEntry.of(region(64, Access.LOCAL_WRITE))));
+        peer.send(untagged(3, false, 0, 0, 1, 0) + PAYLOAD16);
+        String s = readRequest(1, 1, 0, 0, 2, 0);
+        peer.send(s);
+        expectTerminate(terminate(0, 2, 0x06, header(s, 18), length(s), ""), "OPERATION_UNEXPECTED_OPCODE");
+    }
+
+    @Test
+    void readRequestBeyondIrdSendsCatastrophicStreamErrorAsLinuxSiwDoes() throws Exception {
+        connect(c -> c.withReadDepths(16, 0), MpaSettings.defaults());
+        MemoryRegion r = region(64, Access.REMOTE_READ);
+        String s = readRequest(1, 0x77, 0, 16, r.stag(), 0);
+        peer.send(s);
+        expectTerminate(terminate(0, 2, 0x07, header(s, 18), length(s), ""), "OPERATION_CATASTROPHIC_STREAM");
+    }
+
+    @Test
+    void sendWithInvalidateOfAnUnknownStagSendsCannotInvalidate() throws Exception {
+        connect();
+        qp.postReceive(ReceiveWorkRequest.of(1, ScatterGatherEntry.of(region(64, Access.LOCAL_WRITE))));
+        String s = untagged(4, true, 0x00bbbb02, 0, 1, 0) + PAYLOAD16;
+        peer.send(s);
+        expectTerminate(terminate(0, 1, 0x09, header(s, 18), length(s), ""), "PROTECTION_CANNOT_INVALIDATE");
+    }
+
+    @Test
+    void readRequestForAnUnknownSourceStagSendsInvalidStagWithItsHeader() throws Exception {
+        connect();
+        String s = readRequest(1, 0x11, 0x20, 16, 0x00cccc03, 0);
+        peer.send(s);
+        expectTerminate(terminate(0, 1, 0x00, header(s, 18), length(s), s.substring(36)), "PROTECTION_INVALID_STAG");
+    }
+
+    @Test
+    void readRequestBeyondTheSourceSendsBaseOrBoundsWithItsHeader() throws Exception {
+        connect();
+        MemoryRegion r = region(64, Access.REMOTE_READ);
+        String s = readRequest(1, 0x11, 0x20, 16, r.stag(), 56);
+        peer.send(s);
+        expectTerminate(terminate(0, 1, 0x01, header(s, 18), length(s), s.substring(36)),
+                "PROTECTION_BASE_OR_BOUNDS");
+    }
+
+    @Test
+    void readRequestWithoutRemoteReadAccessSendsAccessRightsViolation() throws Exception {
+        connect();
+        MemoryRegion r = region(64, Access.LOCAL_WRITE, Access.REMOTE_WRITE);
+        String s = readRequest(1, 0x11, 0x20, 16, r.stag(), 0);
+        peer.send(s);
+        expectTerminate(terminate(0, 1, 0x02, header(s, 18), length(s), s.substring(36)),
+                "PROTECTION_ACCESS_RIGHTS");
+    }
+
+    @Test
+    void readRequestFromARegionOfAnotherProtectionDomainSendsStagNotAssociated() throws Exception {
+        connect();
+        ProtectionDomain other = device.allocateProtectionDomain();
+        MemoryRegion r = other.allocate(64, Access.of(Access.REMOTE_READ));
+        String s = readRequest(1, 0x11, 0x20, 16, r.stag(), 0);
+        peer.send(s);
+        expectTerminate(terminate(0, 1, 0x03, header(s, 18), length(s), s.substring(36)),
+                "PROTECTION_STAG_NOT_ASSOCIATED");
+        other.close();
+    }
+
+    @Test
+    void readRequestWhoseSourceOffsetWrapsSendsToWrap() throws Exception {
+        connect();
+        ByteBuf memory = PooledByteBufAllocator.DEFAULT.directBuffer(4096, 4096);
+        MemoryRegion r = pd.register(memory, Access.of(Access.REMOTE_READ), -8192L);
+        memory.release();
+        String s = readRequest(1, 0x11, 0x20, 16, r.stag(), -8L);
+        peer.send(s);
+        expectTerminate(terminate(0, 1, 0x04, header(s, 18), length(s), s.substring(36)), "PROTECTION_TO_WRAP");
+    }
+
+    @Test
+    void zeroLengthReadRequestIsAnsweredWithoutCheckingTheSource() throws Exception {
+        connect();
+        peer.send(readRequest(1, 0x11, 0x20, 0, 0x00dddd04, 0));
+        // RFC 5040 §5.2.1: a zero-length Read Response to the sink.
+        assertThat(peer.next()).isEqualTo(tagged(2, true, 0x11, 0x20));
+        assertThat(qp.state()).isEqualTo(QueuePairState.RTS);
+    }
+
+    // ---- LLP (MPA) errors, Layer 2 EType 0 (RFC 5044 §8) ----
+
+    /** A responder may send only after a valid FPDU (RFC 5044 §7.1.2 rule 4): a zero-length Write opens it. */
+    private void openResponder() {
+        peer.send(tagged(0, true, 1, 0));
+    }
+
+    @Test
+    void badCrcSendsLlpCrcErrorWithoutHeaders() throws Exception {
+        connect();
+        openResponder();
+        byte[] fpdu = io.softrdma.mpa.FpduTestSupportAccess.encode(Hex.bytes(untagged(3, true, 0, 0, 1, 0)));
+        fpdu[fpdu.length - 1] ^= 1;
+        peer.sendRaw(fpdu);
+        expectTerminate(terminate(2, 0, 0x02, "", 0, ""), "CRC_ERROR");
+    }
+
+    @Test
+    void rfc5044Section7_1_2Rule4AResponderWhoseFirstFpduIsBadSendsNoTerminateAndCloses() throws Exception {
+        connect();
+        byte[] fpdu = io.softrdma.mpa.FpduTestSupportAccess.encode(Hex.bytes(untagged(3, true, 0, 0, 1, 0)));
+        fpdu[fpdu.length - 1] ^= 1;
+        peer.sendRaw(fpdu);
+        assertThat(peer.awaitClose()).isTrue();
+        assertThat(peer.received).as("nothing may be sent before a valid FPDU arrived").isEmpty();
+        assertThat(((TerminateException) failure(qp)).code().name()).isEqualTo("CRC_ERROR");
+    }
+
+    @Test
+    void receiveBufferInvalidatedBeforeTheSendArrivesSendsLocalCatastrophic() throws Exception {
+        connect();
+        MemoryRegion r = region(64, Access.LOCAL_WRITE);
+        qp.postReceive(ReceiveWorkRequest.of(1, ScatterGatherEntry.of(r)));
+        r.invalidate();
+        String s = untagged(3, true, 0, 0, 1, 0) + PAYLOAD16;
+        peer.send(s);
+        expectTerminate(terminate(1, 0, 0x00, header(s, 18), length(s), ""), "LOCAL_CATASTROPHIC");
+        assertThat(cq.take(Duration.ofSeconds(5)).status()).isEqualTo(WorkCompletionStatus.LOCAL_PROTECTION_ERROR);
+    }
+
+    // ---- Terminates received (RFC 5040 §5.4) ----
+
+    @Test
+    void aReceivedTerminateIsReportedWithItsCodesAndFlushesOutstandingWork() throws Exception {
+        connect();
+        MemoryRegion sink = region(64, Access.LOCAL_WRITE);
+        qp.postReceive(ReceiveWorkRequest.of(9, ScatterGatherEntry.of(sink)));
+        openResponder();
+        qp.postSend(SendWorkRequest.read(10, ScatterGatherEntry.of(sink), 0x42, 0));
+        assertThat(peer.next()).startsWith(untagged(1, true, 0, 1, 1, 0));
+        String ddp = untagged(3, true, 0, 3, 1, 0);
+        peer.send(terminate(1, 2, 0x01, ddp, 34, ""));
+        Throwable t = failure(qp);
+        assertThat(t).isInstanceOf(TerminateException.class);
+        TerminateException te = (TerminateException) t;
+        assertThat(te.remote()).isTrue();
+        assertThat(te.code().name()).isEqualTo("UNTAGGED_INVALID_QN");
+        assertThat(te.received().siwLayout()).isFalse();
+        assertThat(Hex.hex(te.received().ddpHeader())).isEqualTo(ddp);
+        List<WorkCompletionStatus> statuses = new ArrayList<>();
+        statuses.add(cq.take(Duration.ofSeconds(5)).status());
+        statuses.add(cq.take(Duration.ofSeconds(5)).status());
+        assertThat(statuses).containsOnly(WorkCompletionStatus.FLUSHED);
+        assertThat(peer.awaitClose()).as("the stream closes after a received Terminate").isTrue();
+    }
+
+    @Test
+    void aTerminateInLinuxSiwsByteOrderIsDecodedToo() throws Exception {
+        connect();
+        // siw 6.1: "invalid QN, M and D" arrives as 21 01 03 00.
+        String ddp = untagged(3, true, 0, 3, 1, 0);
+        peer.send(untagged(7, true, 0, 2, 1, 0) + "21010300" + "0022" + ddp);
+        TerminateException te = (TerminateException) failure(qp);
+        assertThat(te.code().name()).isEqualTo("UNTAGGED_INVALID_QN");
+        assertThat(te.received().siwLayout()).isTrue();
+        assertThat(te.received().ambiguous()).isTrue();
+        assertThat(te.received().segmentLength()).isEqualTo(0x22);
+    }
+
+    // ---- ORD (RFC 5040 §6.1) ----
+
+    @Test
+    void rfc5040Section6_1NoMoreThanOrdReadRequestsAreOutstanding() throws Exception {
+        connect(c -> c.withReadDepths(2, 16), MpaSettings.defaults());
+        MemoryRegion sink = region(64, Access.LOCAL_WRITE);
+        openResponder();
+        for (int i = 0; i < 5; i++) {
+            qp.postSend(SendWorkRequest.read(i, new ScatterGatherEntry(sink, 8L * i, 8), 0x42, 8L * i));
+        }
+        String first = peer.next();
+        peer.next();
+        assertThat(peer.received.poll(300, TimeUnit.MILLISECONDS)).as("a third Read Request beyond ORD 2").isNull();
+        int sinkStag = (int) Long.parseLong(first.substring(36, 44), 16);
+        peer.send(tagged(2, true, sinkStag, Long.parseLong(first.substring(44, 60), 16)) + "0102030405060708");
+        assertThat(peer.next()).as("the third Read Request, once one Read completed")
+                .startsWith(untagged(1, true, 0, 1, 3, 0));
+        assertThat(cq.take(Duration.ofSeconds(5)).wrId()).isEqualTo(0);
+    }
+}
