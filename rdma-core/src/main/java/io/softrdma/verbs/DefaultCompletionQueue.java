@@ -13,6 +13,8 @@ import java.util.concurrent.locks.LockSupport;
  * nothing. Producers (event loops) take no lock; the consumer side serializes on this object.
  */
 final class DefaultCompletionQueue implements CompletionQueue {
+    private static final io.netty.util.internal.logging.InternalLogger logger =
+            io.netty.util.internal.logging.InternalLoggerFactory.getInstance(DefaultCompletionQueue.class);
     private static final WorkCompletionStatus[] STATUSES = WorkCompletionStatus.values();
     private static final WorkCompletionOpcode[] OPCODES = WorkCompletionOpcode.values();
     private static final int DISARMED = 0;
@@ -117,7 +119,12 @@ final class DefaultCompletionQueue implements CompletionQueue {
         if (a != DISARMED && (a == ARMED_ANY || solicitedOrError) && armed.compareAndSet(a, DISARMED)) {
             Listener l = listener;
             if (l != null) {
-                l.onCompletionEvent(this);
+                try {
+                    l.onCompletionEvent(this);
+                } catch (Throwable t) {
+                    // The engine that added the completion must not be unwound by a consumer's failure.
+                    logger.warn("completion queue listener {} failed", l, t);
+                }
             }
         }
         Thread w = waiter;

@@ -28,6 +28,8 @@ final class DefaultQueuePair implements QueuePair {
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(DefaultQueuePair.class);
     private static final QueuePairListener NO_LISTENER = new QueuePairListener() {
     };
+    /** Engine rounds in one go before the loop gets back to its I/O. */
+    private static final int DRAIN_ROUNDS = 16;
 
     final DefaultProtectionDomain pd;
     final RdmaDevice device;
@@ -74,7 +76,10 @@ final class DefaultQueuePair implements QueuePair {
     ChannelHandlerContext ctx;
     final QueuePairSender sender;
     final QueuePairReceiver receiver;
-    private boolean processing;
+    /** How deep the engine is nested (receive, completion callbacks, drain); posts wait for depth 0. */
+    private int depth;
+    /** A drain was asked for while the engine was busy; the outermost drain runs another round. */
+    private boolean drainAgain;
     private TerminateException terminate;
 
     DefaultQueuePair(DefaultProtectionDomain pd, QueuePairConfig config) {
@@ -231,8 +236,11 @@ final class DefaultQueuePair implements QueuePair {
         if (ex == null) {
             return;
         }
-        if (ex.inEventLoop() && !processing) {
-            drainNow();
+        if (ex.inEventLoop()) {
+            if (depth == 0) {
+                drainNow();
+            }
+            // else: the outermost engine call drains when it returns.
         } else if (drainScheduled.compareAndSet(false, true)) {
             ex.execute(drainTask);
         }
@@ -243,43 +251,59 @@ final class DefaultQueuePair implements QueuePair {
         drainNow();
     }
 
-    /** Moves posted requests into the rings and runs the engine. Note: event loop only. */
+    /**
+     * Moves posted requests into the rings and runs the engine, again while completions made during a
+     * round post more — up to {@link #DRAIN_ROUNDS} rounds, then the rest waits for a task so that the
+     * loop also gets to its I/O. Note: event loop only.
+     */
     void drainNow() {
-        if (processing) {
+        if (depth > 0) {
+            // E.g. the channel became writable again inside the engine's own flush: the outer call
+            // must run another round, or that writability event is lost and the sender stalls.
+            drainAgain = true;
             return;
         }
-        processing = true;
-        try {
-            moveReceives();
-            for (SendWorkRequest w; (w = postedSends.poll()) != null; ) {
-                SendQueueEntry e = sq[(int) (sqTail % sq.length)];
-                e.reset(w);
-                sqTail++;
+        int rounds = 0;
+        do {
+            drainAgain = false;
+            depth++;
+            try {
+                moveReceives();
+                for (SendWorkRequest w; (w = postedSends.poll()) != null; ) {
+                    SendQueueEntry e = sq[(int) (sqTail % sq.length)];
+                    e.reset(w);
+                    sqTail++;
+                }
+                QueuePairState s = state;
+                if (s == QueuePairState.TERMINATE || s == QueuePairState.ERROR) {
+                    flushAll();
+                } else {
+                    sender.pump();
+                }
+                completeSends();
+            } finally {
+                depth--;
             }
-            QueuePairState s = state;
-            if (s == QueuePairState.TERMINATE || s == QueuePairState.ERROR) {
-                flushAll();
-            } else {
-                sender.pump();
-            }
-            completeSends();
-        } finally {
-            processing = false;
-        }
-        if (!postedSends.isEmpty() || !postedReceives.isEmpty()) {
-            schedule();
+        } while ((drainAgain || !postedSends.isEmpty() || !postedReceives.isEmpty()) && ++rounds < DRAIN_ROUNDS);
+        if ((drainAgain || !postedSends.isEmpty() || !postedReceives.isEmpty())
+                && drainScheduled.compareAndSet(false, true)) {
+            executor.execute(drainTask);
         }
         maybeFinishClose();
     }
 
-    /** Runs receive-side work under the engine guard, then what it made possible. Note: event loop only. */
+    /**
+     * Brackets engine work started by an event (a segment, a written batch): posts made meanwhile (by
+     * completion callbacks) are carried out when the outermost bracket closes. Note: event loop only.
+     */
     void enter() {
-        processing = true;
+        depth++;
     }
 
     void exit() {
-        processing = false;
-        drainNow();
+        if (--depth == 0) {
+            drainNow();
+        }
     }
 
     // ---- completion (event loop) ----
@@ -385,7 +409,7 @@ final class DefaultQueuePair implements QueuePair {
         executor = ctx.executor();
         logger.debug("{} queue pair {} RTS: {}", ctx.channel(), number, negotiation);
         drainNow();
-        listener.onEstablished(this);
+        notify(l -> l.onEstablished(this));
     }
 
     /**
@@ -403,7 +427,8 @@ final class DefaultQueuePair implements QueuePair {
         receiver.stop();
         sender.sendTerminateAndClose(cause);
         flushAll();
-        listener.onTerminate(this, terminate);
+        TerminateException t = terminate;
+        notify(l -> l.onTerminate(this, t));
     }
 
     /** The peer sent a Terminate: report it, complete outstanding work in error, close (as siw does). */
@@ -419,7 +444,8 @@ final class DefaultQueuePair implements QueuePair {
         sender.stop();
         failMatchingRead(received);
         flushAll();
-        listener.onTerminate(this, terminate);
+        TerminateException t = terminate;
+        notify(l -> l.onTerminate(this, t));
         ctx.close();
     }
 
@@ -528,7 +554,17 @@ final class DefaultQueuePair implements QueuePair {
         } else {
             closeFuture.completeExceptionally(outcome);
         }
-        listener.onClosed(this, outcome);
+        Throwable o = outcome;
+        notify(l -> l.onClosed(this, o));
+    }
+
+    /** Calls the listener; its failures are logged, never allowed to unwind the engine. */
+    private void notify(java.util.function.Consumer<QueuePairListener> event) {
+        try {
+            event.accept(listener);
+        } catch (Throwable t) {
+            logger.warn("queue pair {} listener failed", number, t);
+        }
     }
 
     private void releaseResources() {

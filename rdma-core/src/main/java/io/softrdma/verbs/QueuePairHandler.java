@@ -55,12 +55,23 @@ public final class QueuePairHandler extends ChannelInboundHandlerAdapter {
             ReferenceCountUtil.release(msg);
             return;
         }
+        // What the segments of one read cycle cause is flushed once, at channelReadComplete.
+        qp.sender.deferFlush(true);
         qp.enter();
         try {
             qp.receiver.onSegment(ulpdu);
         } finally {
             qp.exit();
         }
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
+        if (qp.ctx != null) {
+            qp.sender.deferFlush(false);
+            qp.sender.flush();
+        }
+        super.channelReadComplete(ctx);
     }
 
     @Override

@@ -51,6 +51,8 @@ final class QueuePairSender {
     private Current current = Current.NONE;
     private boolean preferReadResponses;
     private boolean stopped;
+    /** Inside a read cycle: write, but flush once at its end (channelReadComplete), not per message. */
+    private boolean deferFlush;
     private int sendMsn;
     private int readRequestMsn;
     /** The last segment emitted, kept back so that the flush can give it the batch's promise. */
@@ -58,13 +60,15 @@ final class QueuePairSender {
     /** The highest send-queue position whose Send or Write is fully emitted. */
     private long emittedUpTo = -1;
     private long promisedUpTo = -1;
-    private final long[] batches = new long[64];
+    /** Send-queue positions each outstanding flush promise covers; at most one per send-queue entry. */
+    private final long[] batches;
     private int batchHead;
     private int batchTail;
     private final ChannelFutureListener batchListener = this::batchWritten;
 
     QueuePairSender(DefaultQueuePair qp) {
         this.qp = qp;
+        this.batches = new long[qp.sq.length + 1];
     }
 
     void attach(ChannelHandlerContext ctx, int mulpdu) {
@@ -276,14 +280,18 @@ final class QueuePairSender {
         pending = u;
     }
 
+    void deferFlush(boolean defer) {
+        this.deferFlush = defer;
+    }
+
     /** Writes the last segment with the batch's promise (if it completes any request) and flushes. */
     void flush() {
         GatheredUlpdu last = pending;
-        if (last == null) {
+        if (last == null || deferFlush) {
             return;
         }
         pending = null;
-        if (emittedUpTo > promisedUpTo && batchTail - batchHead < batches.length) {
+        if (emittedUpTo > promisedUpTo) {
             ChannelPromise promise = ctx.newPromise();
             batches[batchTail++ % batches.length] = emittedUpTo;
             promisedUpTo = emittedUpTo;

@@ -84,6 +84,40 @@ final class RawPeer implements AutoCloseable {
         return Hex.hex(u);
     }
 
+    /**
+     * Sends ULPDUs back to back: each is framed as one FPDU, and they are flushed together, so that the
+     * queue pair under test may find them in one read.
+     */
+    void sendAll(byte[]... ulpdus) {
+        io.netty.channel.ChannelFuture last = null;
+        for (byte[] u : ulpdus) {
+            last = channel.write(Unpooled.wrappedBuffer(u));
+        }
+        channel.flush();
+        if (last != null) {
+            last.syncUninterruptibly();
+        }
+    }
+
+    /** The next ULPDU received, or a failure after {@code seconds}. */
+    byte[] nextUlpdu(int seconds) throws InterruptedException {
+        byte[] u = received.poll(seconds, TimeUnit.SECONDS);
+        if (u == null) {
+            throw new AssertionError("no ULPDU within " + seconds + " s");
+        }
+        return u;
+    }
+
+    /** Stops reading from the socket, so that TCP backs up towards the queue pair under test. */
+    void pauseReading() {
+        channel.config().setAutoRead(false);
+    }
+
+    /** Reads from the socket again. */
+    void resumeReading() {
+        channel.config().setAutoRead(true);
+    }
+
     boolean awaitClose() throws InterruptedException {
         return closed.await(5, TimeUnit.SECONDS);
     }

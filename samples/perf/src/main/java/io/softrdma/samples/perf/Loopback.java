@@ -10,6 +10,7 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.util.concurrent.DefaultThreadFactory;
 import io.softrdma.transport.TransportKind;
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
@@ -24,14 +25,17 @@ final class Loopback implements AutoCloseable {
     /** Enough queued output for a few 64 KiB messages before the sender waits for writability. */
     private static final WriteBufferWaterMark WATER_MARK = new WriteBufferWaterMark(512 * 1024, 2 * 1024 * 1024);
 
+    static final String SERVER_THREADS = "tcp-server";
+    static final String CLIENT_THREADS = "tcp-client";
+
     private final TransportKind transport;
     private final EventLoopGroup serverGroup;
     private final EventLoopGroup clientGroup;
 
     Loopback(TransportKind transport) {
         this.transport = transport;
-        this.serverGroup = transport.newEventLoopGroup(1, r -> new Thread(r, "perf-server"));
-        this.clientGroup = transport.newEventLoopGroup(1, r -> new Thread(r, "perf-client"));
+        this.serverGroup = transport.newEventLoopGroup(1, new DefaultThreadFactory(SERVER_THREADS, true));
+        this.clientGroup = transport.newEventLoopGroup(1, new DefaultThreadFactory(CLIENT_THREADS, true));
     }
 
     Channel bind(int port, Consumer<SocketChannel> init) {

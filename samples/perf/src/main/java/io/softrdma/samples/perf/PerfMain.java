@@ -2,22 +2,44 @@ package io.softrdma.samples.perf;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.util.ResourceLeakDetector;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.softrdma.cm.ConnectionManager;
 import io.softrdma.mpa.MpaSettings;
+import io.softrdma.samples.perf.PerfProtocol.Test;
+import io.softrdma.verbs.RdmaDevice;
+import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Supplier;
 
 /**
- * The perf sample: runs SoftRDMA's server and client on loopback in one process and measures each
- * test over SoftRDMA and over raw TCP, the same way, in the same run.
+ * The perf sample: RDMA Write, Read and Send over SoftRDMA, bandwidth and latency, each next to raw TCP
+ * measured the same way in the same run. Runs server and client in one process on 127.0.0.1, or one
+ * side per process ({@code --server --port P}, {@code --connect HOST:PORT}).
  */
 public final class PerfMain {
+    private static final String SERVER_THREADS = "rdma-server";
+    private static final String CLIENT_THREADS = "rdma-client";
+    /** Most of the path is compiled during the first test's warm-up, so that one lasts longer. */
+    private static final int FIRST_WARMUP_FACTOR = 3;
+    /** Round trips before latencies are recorded. */
+    private static final int LATENCY_WARMUP = 2_000;
+    /** The size of the request that stands for a Read Request in the TCP reference (RFC 5040 §4.4: 28). */
+    private static final int READ_REQUEST = 28;
+
     private PerfMain() {
     }
 
     public static void main(String[] args) throws Exception {
+        if (System.getProperty("io.netty.leakDetection.level") == null) {
+            // Sampled leak records capture stack traces: not what a measurement should include.
+            ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.DISABLED);
+        }
         if (List.of(args).contains("--help")) {
             System.out.print(PerfOptions.USAGE);
             return;
@@ -36,21 +58,48 @@ public final class PerfMain {
 
     static boolean run(PerfOptions options) throws Exception {
         MpaSettings mpa = MpaSettings.defaults().withCrc(options.crc()).withMarkers(options.markers());
-        int largest = Collections.max(options.sizes());
-        ByteBuf payload = PooledByteBufAllocator.DEFAULT.directBuffer(largest);
-        for (int i = 0; i < largest; i++) {
-            payload.writeByte(i * 31 + 7);
+        if (options.server()) {
+            serve(options, mpa);
+            return true;
         }
+        RdmaDevice device = RdmaDevice.create();
         List<PerfResult> results = new ArrayList<>();
-        try (Loopback loopback = new Loopback(options.transport())) {
-            for (String test : options.tests()) {
-                for (int size : options.sizes()) {
-                    long iterations = options.iterationsFor(test, size);
-                    // SoftRDMA on the chosen port; raw TCP on any free port so a capture of the port sees only iWARP.
-                    results.add(measure(options, loopback, test, () -> Wire.mpa(mpa), options.port(), payload, size,
-                            iterations));
-                    results.add(measure(options, loopback, test, Wire::tcp, 0, payload, size, iterations));
+        int largest = Collections.max(options.sizes());
+        ByteBuf payload = PooledByteBufAllocator.DEFAULT.directBuffer(Math.max(largest, 16));
+        payload.writeZero(payload.capacity());
+        try (ConnectionManager serverCm = options.connect() == null ? ConnectionManager.create(options.transport(),
+                options.transport().newEventLoopGroup(1, new DefaultThreadFactory(SERVER_THREADS, true))) : null;
+                ConnectionManager clientCm = ConnectionManager.create(options.transport(),
+                        options.transport().newEventLoopGroup(1, new DefaultThreadFactory(CLIENT_THREADS, true)));
+                Loopback tcp = options.baseline() ? new Loopback(options.transport()) : null) {
+            InetSocketAddress target;
+            RdmaPerfServer server = null;
+            if (options.connect() == null) {
+                server = new RdmaPerfServer(serverCm, device, "127.0.0.1", options.port(), mpa);
+                target = new InetSocketAddress("127.0.0.1", server.port());
+            } else {
+                int colon = options.connect().lastIndexOf(':');
+                target = new InetSocketAddress(options.connect().substring(0, colon),
+                        Integer.parseInt(options.connect().substring(colon + 1)));
+            }
+            RdmaPerfClient client = new RdmaPerfClient(clientCm, device, target, mpa);
+            try {
+                boolean first = true;
+                for (Test test : options.tests()) {
+                    for (int size : options.sizes()) {
+                        results.add(measure(options, client, test, size, first));
+                        first = false;
+                        if (tcp != null) {
+                            results.add(measureTcp(options, tcp, payload, test, size));
+                        }
+                    }
                 }
+            } finally {
+                if (server != null) {
+                    server.close();
+                }
+                shutdown(serverCm);
+                shutdown(clientCm);
             }
         } finally {
             payload.release();
@@ -61,27 +110,109 @@ public final class PerfMain {
         return true;
     }
 
-    private static PerfResult measure(PerfOptions options, Loopback loopback, String test, Supplier<Wire> wires,
-            int port, ByteBuf payload, int size, long iterations) throws Exception {
-        String label = wires.get().name() + "-" + test + " " + ResultPrinter.size(size);
+    private static void shutdown(ConnectionManager cm) {
+        if (cm != null) {
+            cm.eventLoopGroup().shutdownGracefully(0, 2, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly();
+        }
+    }
+
+    private static void serve(PerfOptions options, MpaSettings mpa) throws InterruptedException {
+        ConnectionManager cm = ConnectionManager.create(options.transport(),
+                options.transport().newEventLoopGroup(0, new DefaultThreadFactory(SERVER_THREADS, true)));
+        RdmaPerfServer server = new RdmaPerfServer(cm, RdmaDevice.create(), "0.0.0.0", options.port(), mpa);
+        System.out.println("perf server listening on port " + server.port() + " (Ctrl-C to stop)");
+        new CountDownLatch(1).await();
+    }
+
+    private static PerfResult measure(PerfOptions options, RdmaPerfClient client, Test test, int size,
+            boolean first) throws Exception {
+        String label = test.wireName() + " " + ResultPrinter.size(size);
+        Budget warmup = Budget.of(first ? options.warmup().multipliedBy(FIRST_WARMUP_FACTOR) : options.warmup());
+        Budget budget = bandwidthBudget(options);
         AtomicLong progress = new AtomicLong();
-        PerfResult result;
-        if (test.equals("stream")) {
-            long warmup = Math.min(iterations, Math.max(1_000, iterations / 5));
-            StreamTest.run(loopback, port, wires, payload, size, warmup, new AtomicLong());
-            try (Progress p = Progress.start(options.progress() && !options.json(), label, iterations, progress)) {
-                result = StreamTest.run(loopback, port, wires, payload, size, iterations, progress);
-            }
-        } else {
-            int warmup = (int) Math.min(2_000, iterations);
-            try (Progress p = Progress.start(options.progress() && !options.json(), label, warmup + iterations,
-                    progress)) {
-                result = PingPongTest.run(loopback, port, wires, payload, size, iterations, warmup, progress);
-            }
+        Measured bw;
+        ThreadCpu clientCpu;
+        ThreadCpu serverCpu;
+        try (Progress p = Progress.start(showProgress(options), label + " bandwidth", budget, progress)) {
+            clientCpu = ThreadCpu.start(CLIENT_THREADS);
+            serverCpu = ThreadCpu.start(SERVER_THREADS);
+            bw = client.bandwidth(test, size, warmup, budget, progress, () -> {
+                clientCpu.restart();
+                serverCpu.restart();
+            });
         }
+        double[] cpu = {clientCpu.utilization(), options.connect() == null ? serverCpu.utilization() : Double.NaN};
+        long roundTrips = options.latencyRoundTrips();
+        int latencyWarmup = (int) Math.min(LATENCY_WARMUP, roundTrips);
+        long[] rtts;
+        AtomicLong latProgress = new AtomicLong();
+        try (Progress p = Progress.start(showProgress(options), label + " latency",
+                Budget.of(latencyWarmup + roundTrips), latProgress)) {
+            rtts = client.latency(test, size, roundTrips, latencyWarmup, latProgress);
+        }
+        PerfResult r = result(test.wireName(), size, bw, rtts, cpu);
         if (options.json()) {
-            ResultPrinter.printJson(System.out, result, options);
+            ResultPrinter.printJson(System.out, r, options);
         }
-        return result;
+        return r;
+    }
+
+    /**
+     * The same for raw TCP: Write and Send as a one-way stream, Read as requests of 16 octets answered
+     * with {@code size} octets; latency as one request answered at a time.
+     */
+    private static PerfResult measureTcp(PerfOptions options, Loopback tcp, ByteBuf payload, Test test, int size)
+            throws Exception {
+        String label = "tcp-" + test.wireName() + " " + ResultPrinter.size(size);
+        Budget budget = bandwidthBudget(options);
+        Budget warmup = Budget.of(options.warmup());
+        AtomicLong progress = new AtomicLong();
+        Measured bw;
+        ThreadCpu clientCpu;
+        ThreadCpu serverCpu;
+        try (Progress p = Progress.start(showProgress(options), label + " bandwidth", budget, progress)) {
+            clientCpu = ThreadCpu.start(Loopback.CLIENT_THREADS);
+            serverCpu = ThreadCpu.start(Loopback.SERVER_THREADS);
+            Runnable measuring = () -> {
+                clientCpu.restart();
+                serverCpu.restart();
+            };
+            bw = test == Test.READ
+                    ? TcpBaseline.requestResponse(tcp, payload, READ_REQUEST, size, warmup, budget,
+                            RdmaPerfClient.WINDOW, null, progress, measuring)
+                    : TcpBaseline.stream(tcp, payload, size, warmup, budget, progress, measuring);
+        }
+        double[] cpu = {clientCpu.utilization(), serverCpu.utilization()};
+        long roundTrips = options.latencyRoundTrips();
+        int latencyWarmup = (int) Math.min(LATENCY_WARMUP, roundTrips);
+        long[] rtts = new long[(int) roundTrips];
+        int request = test == Test.READ ? READ_REQUEST : size;
+        int response = switch (test) {
+            case WRITE -> 1;
+            case READ, SEND -> size;
+        };
+        TcpBaseline.requestResponse(tcp, payload, request, response, Budget.of(latencyWarmup), Budget.of(roundTrips),
+                1, rtts, new AtomicLong(), () -> { });
+        Arrays.sort(rtts);
+        PerfResult r = result("tcp-" + test.wireName(), size, bw, rtts, cpu);
+        if (options.json()) {
+            ResultPrinter.printJson(System.out, r, options);
+        }
+        return r;
+    }
+
+    private static boolean showProgress(PerfOptions options) {
+        return options.progress() && !options.json();
+    }
+
+    private static Budget bandwidthBudget(PerfOptions options) {
+        return options.iterations() > 0 ? Budget.of(options.iterations()) : Budget.of(options.duration());
+    }
+
+    private static PerfResult result(String test, int size, Measured bw, long[] sortedRtts, double[] cpu) {
+        double seconds = bw.nanos() / 1e9;
+        return new PerfResult(test, size, bw.operations(), (double) size * bw.operations() / seconds / (1024 * 1024),
+                bw.operations() / seconds, sortedRtts[sortedRtts.length / 2] / 1e3,
+                sortedRtts[(int) Math.min(sortedRtts.length - 1, sortedRtts.length * 99L / 100)] / 1e3, cpu[0], cpu[1]);
     }
 }

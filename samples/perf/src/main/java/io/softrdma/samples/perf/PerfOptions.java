@@ -1,6 +1,8 @@
 package io.softrdma.samples.perf;
 
+import io.softrdma.samples.perf.PerfProtocol.Test;
 import io.softrdma.transport.TransportKind;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -8,32 +10,48 @@ import java.util.Locale;
 /**
  * Command-line options of the perf sample.
  *
- * @param tests which tests to run: {@code stream}, {@code pingpong}
+ * @param tests which operations to measure
  * @param sizes message sizes in octets
- * @param iterations messages per test, or 0 to choose per size
+ * @param iterations operations per bandwidth phase and round trips per latency phase, or 0 for the
+ *     defaults (bandwidth for {@code duration}, 20000 round trips)
+ * @param duration how long each bandwidth phase runs when no iteration count is given
+ * @param warmup how long each test runs unmeasured first, so that the JIT has compiled the path
  * @param crc MPA CRC32c on or off
  * @param markers MPA Markers on or off
- * @param port the server's port (0: any free port)
+ * @param port the SoftRDMA server's port (0: any free port)
+ * @param server run only the server
+ * @param connect run only the client, against this {@code host:port}; null in loopback mode
  * @param json print one JSON object per line instead of a table
  * @param progress show a progress line on a terminal
+ * @param baseline also measure raw TCP the same way
  * @param transport the Netty transport
  */
-record PerfOptions(List<String> tests, List<Integer> sizes, long iterations, boolean crc, boolean markers, int port,
-        boolean json, boolean progress, TransportKind transport) {
+record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Duration duration, Duration warmup,
+        boolean crc, boolean markers, int port, boolean server, String connect, boolean json, boolean progress,
+        boolean baseline, TransportKind transport) {
 
-    static final List<String> ALL_TESTS = List.of("stream", "pingpong");
+    /** Round trips per latency phase unless {@code --iterations} says otherwise. */
+    static final long LATENCY_ROUND_TRIPS = 20_000;
 
     static final String USAGE = """
             usage: java -jar perf.jar [options]
-              Runs an MPA (RFC 5044) server and client on loopback in one process and measures them
-              next to raw TCP, measured the same way in the same run.
+              Measures RDMA Write, Read and Send over SoftRDMA (iWARP: RDMAP/DDP/MPA on TCP): bandwidth
+              with many operations in flight, and latency one operation at a time. By default server and
+              client run in this process on 127.0.0.1, and each test is measured over raw TCP too, the
+              same way, in the same run.
 
-              --test stream|pingpong|all   tests to run, comma separated (default: all)
+              --test write|read|send|all   tests to run, comma separated (default: all)
               --size N[,N...]              message sizes in octets, K/M suffixes allowed (default: 64,4K,64K)
-              --iterations N               messages per test (default: chosen per size)
+              --duration S                 seconds per bandwidth phase (default: 2)
+              --iterations N               operations per bandwidth phase and round trips per latency
+                                           phase (default: --duration, and 20000 round trips)
+              --warmup S                   seconds each test runs unmeasured first (default: 1)
               --crc on|off                 MPA CRC32c (default: on)
               --markers on|off             MPA Markers every 512 octets (default: off)
-              --port P                     server port on 127.0.0.1 (default: any free port)
+              --port P                     the SoftRDMA server's port (default: any free port)
+              --server                     run only the server, on --port P (two processes)
+              --connect HOST:PORT          run only the client, against a --server (two processes)
+              --no-baseline                skip the raw TCP measurements
               --transport epoll|nio        Netty transport (default: epoll when available)
               --json                       one JSON object per line instead of a table
               --no-progress                no progress line, even on a terminal
@@ -41,14 +59,19 @@ record PerfOptions(List<String> tests, List<Integer> sizes, long iterations, boo
             """;
 
     static PerfOptions parse(String[] args) {
-        List<String> tests = ALL_TESTS;
+        List<Test> tests = List.of(Test.values());
         List<Integer> sizes = List.of(64, 4096, 65536);
         long iterations = 0;
+        Duration duration = Duration.ofSeconds(2);
+        Duration warmup = Duration.ofSeconds(1);
         boolean crc = true;
         boolean markers = false;
-        int port = 0;
+        Integer port = null;
+        boolean server = false;
+        String connect = null;
         boolean json = false;
         boolean progress = true;
+        boolean baseline = true;
         TransportKind transport = TransportKind.best();
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
@@ -56,16 +79,34 @@ record PerfOptions(List<String> tests, List<Integer> sizes, long iterations, boo
                 case "--test" -> tests = parseTests(value(args, ++i, a));
                 case "--size" -> sizes = parseSizes(value(args, ++i, a));
                 case "--iterations" -> iterations = parsePositive(value(args, ++i, a), a);
+                case "--duration" -> duration = parseSeconds(value(args, ++i, a), a, false);
+                case "--warmup" -> warmup = parseSeconds(value(args, ++i, a), a, true);
                 case "--crc" -> crc = onOff(value(args, ++i, a), a);
                 case "--markers" -> markers = onOff(value(args, ++i, a), a);
                 case "--port" -> port = parsePort(value(args, ++i, a));
+                case "--server" -> server = true;
+                case "--connect" -> connect = parseHostPort(value(args, ++i, a));
+                case "--no-baseline" -> baseline = false;
                 case "--transport" -> transport = parseTransport(value(args, ++i, a));
                 case "--json" -> json = true;
                 case "--no-progress" -> progress = false;
                 default -> throw new IllegalArgumentException("unknown option " + a);
             }
         }
-        return new PerfOptions(tests, sizes, iterations, crc, markers, port, json, progress, transport);
+        if (server && connect != null) {
+            throw new IllegalArgumentException("--server and --connect exclude each other: start one process with"
+                    + " --server --port P and another with --connect HOST:P");
+        }
+        if (server && port == null) {
+            throw new IllegalArgumentException("--server needs --port P, the port clients will --connect to");
+        }
+        if (connect != null && port != null) {
+            throw new IllegalArgumentException("--port is the server's: with --connect, give the port as HOST:PORT");
+        }
+        // A separate server cannot run the raw TCP reference: there is nothing to compare in this process.
+        boolean withBaseline = baseline && connect == null;
+        return new PerfOptions(tests, sizes, iterations, duration, warmup, crc, markers, port == null ? 0 : port,
+                server, connect, json, progress, withBaseline, transport);
     }
 
     private static String value(String[] args, int i, String option) {
@@ -75,17 +116,24 @@ record PerfOptions(List<String> tests, List<Integer> sizes, long iterations, boo
         return args[i];
     }
 
-    private static List<String> parseTests(String v) {
+    private static List<Test> parseTests(String v) {
         if (v.equals("all")) {
-            return ALL_TESTS;
+            return List.of(Test.values());
         }
-        List<String> out = new ArrayList<>();
+        List<Test> out = new ArrayList<>();
         for (String t : v.split(",")) {
-            if (!ALL_TESTS.contains(t)) {
-                throw new IllegalArgumentException("--test " + t + ": choose from " + String.join(", ", ALL_TESTS)
-                        + " or all");
+            Test test = null;
+            for (Test candidate : Test.values()) {
+                if (candidate.wireName().equals(t.trim())) {
+                    test = candidate;
+                }
             }
-            out.add(t);
+            if (test == null) {
+                throw new IllegalArgumentException("--test " + t + ": choose from write, read, send or all");
+            }
+            if (!out.contains(test)) {
+                out.add(test);
+            }
         }
         return out;
     }
@@ -108,8 +156,8 @@ record PerfOptions(List<String> tests, List<Integer> sizes, long iterations, boo
             } catch (NumberFormatException e) {
                 throw new IllegalArgumentException("--size " + s + " is not a size (examples: 64, 4K, 1M)");
             }
-            if (n < 1 || n > 64L * 1024 * 1024) {
-                throw new IllegalArgumentException("--size " + s + " is outside 1 octet..64M");
+            if (n < 1 || n > 16L * 1024 * 1024) {
+                throw new IllegalArgumentException("--size " + s + " is outside 1 octet..16M");
             }
             out.add((int) n);
         }
@@ -126,6 +174,19 @@ record PerfOptions(List<String> tests, List<Integer> sizes, long iterations, boo
             // fall through
         }
         throw new IllegalArgumentException(option + " " + v + " must be a positive number");
+    }
+
+    private static Duration parseSeconds(String v, String option, boolean zeroAllowed) {
+        try {
+            double s = Double.parseDouble(v);
+            if ((s > 0 || (zeroAllowed && s == 0)) && s <= 3600) {
+                return Duration.ofNanos((long) (s * 1e9));
+            }
+        } catch (NumberFormatException e) {
+            // fall through
+        }
+        throw new IllegalArgumentException(option + " " + v + " must be a number of seconds, "
+                + (zeroAllowed ? "0" : "above 0") + " to 3600");
     }
 
     private static boolean onOff(String v, String option) {
@@ -148,6 +209,18 @@ record PerfOptions(List<String> tests, List<Integer> sizes, long iterations, boo
         throw new IllegalArgumentException("--port " + v + " must be 0..65535");
     }
 
+    private static String parseHostPort(String v) {
+        int colon = v.lastIndexOf(':');
+        if (colon <= 0 || colon == v.length() - 1) {
+            throw new IllegalArgumentException("--connect " + v + ": use HOST:PORT, e.g. 127.0.0.1:7471");
+        }
+        int port = parsePort(v.substring(colon + 1));
+        if (port == 0) {
+            throw new IllegalArgumentException("--connect " + v + ": port 0 is not a server's port");
+        }
+        return v;
+    }
+
     private static TransportKind parseTransport(String v) {
         return switch (v) {
             case "epoll" -> {
@@ -161,14 +234,8 @@ record PerfOptions(List<String> tests, List<Integer> sizes, long iterations, boo
         };
     }
 
-    /** Messages for a test when none were given: about 1 GiB for streams, 20000 round trips for ping-pong. */
-    long iterationsFor(String test, int size) {
-        if (iterations > 0) {
-            return iterations;
-        }
-        if (test.equals("pingpong")) {
-            return 20_000;
-        }
-        return Math.max(5_000, Math.min(2_000_000, (1L << 30) / size));
+    /** Round trips in a latency phase. */
+    long latencyRoundTrips() {
+        return iterations > 0 ? iterations : LATENCY_ROUND_TRIPS;
     }
 }

@@ -1,16 +1,19 @@
 package io.softrdma.samples.perf;
 
 /**
- * One measured row.
+ * One measured row: a test over SoftRDMA ({@code write}, {@code read}, {@code send}) or its raw TCP
+ * counterpart ({@code tcp-write}, ...), at one size.
  *
- * @param test the test as named in JSON output, e.g. {@code mpa-stream} or {@code tcp-pingpong}
+ * @param test the test as named in JSON output
  * @param size message size in octets
- * @param iterations messages measured
- * @param mibPerSecond payload MiB/s (one direction)
- * @param messagesPerSecond messages (or round trips) per second
- * @param p50Micros median round-trip latency in µs, or NaN where not measured
- * @param p99Micros 99th percentile round-trip latency in µs, or NaN where not measured
+ * @param iterations operations in the bandwidth phase
+ * @param mibPerSecond payload MiB/s in the bandwidth phase
+ * @param messagesPerSecond operations per second in the bandwidth phase
+ * @param p50Micros median latency of one operation alone, in µs
+ * @param p99Micros 99th percentile of that latency, in µs
+ * @param clientCpu the client event loop's CPU use in the bandwidth phase, in cores (1.0 = one busy core)
+ * @param serverCpu the same for the server's event loop; NaN when the server runs in another process
  */
 record PerfResult(String test, int size, long iterations, double mibPerSecond, double messagesPerSecond,
-        double p50Micros, double p99Micros) {
+        double p50Micros, double p99Micros, double clientCpu, double serverCpu) {
 }

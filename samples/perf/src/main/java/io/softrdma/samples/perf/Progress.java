@@ -7,22 +7,23 @@ import java.util.concurrent.atomic.AtomicLong;
 final class Progress implements AutoCloseable {
     private final PrintStream out;
     private final String label;
-    private final long total;
+    private final Budget budget;
     private final AtomicLong done;
     private final Thread thread;
+    private final long start = System.nanoTime();
 
-    private Progress(PrintStream out, String label, long total, AtomicLong done) {
+    private Progress(PrintStream out, String label, Budget budget, AtomicLong done) {
         this.out = out;
         this.label = label;
-        this.total = total;
+        this.budget = budget;
         this.done = done;
         this.thread = new Thread(this::run, "perf-progress");
         this.thread.setDaemon(true);
     }
 
     /** Shows progress when enabled and stdout is a terminal; otherwise does nothing. */
-    static Progress start(boolean enabled, String label, long total, AtomicLong done) {
-        Progress p = new Progress(System.out, label, total, done);
+    static Progress start(boolean enabled, String label, Budget budget, AtomicLong done) {
+        Progress p = new Progress(System.out, label, budget, done);
         if (enabled && System.console() != null) {
             p.thread.start();
         }
@@ -33,7 +34,10 @@ final class Progress implements AutoCloseable {
         try {
             while (!Thread.currentThread().isInterrupted()) {
                 long d = done.get();
-                out.printf("\r%-28s %5.1f%%  (%d of %d)", label, 100.0 * d / total, d, total);
+                double fraction = budget.timed()
+                        ? (System.nanoTime() - start) / (double) Math.max(1, budget.duration().toNanos())
+                        : d / (double) budget.iterations();
+                out.printf("\r%-32s %5.1f%%  (%d done)", label, 100 * Math.min(1, fraction), d);
                 out.flush();
                 Thread.sleep(200);
             }
@@ -51,7 +55,7 @@ final class Progress implements AutoCloseable {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-            out.print("\r" + " ".repeat(70) + "\r");
+            out.print("\r" + " ".repeat(72) + "\r");
             out.flush();
         }
     }

@@ -12,10 +12,15 @@ final class ResultPrinter {
     static void printJson(PrintStream out, PerfResult r, PerfOptions o) {
         out.println(String.format(Locale.ROOT,
                 "{\"test\":\"%s\",\"size\":%d,\"iterations\":%d,\"MiBps\":%.2f,\"msgsPerSec\":%.1f,"
-                        + "\"p50us\":%s,\"p99us\":%s,\"crc\":%b,\"markers\":%b,\"transport\":\"%s\"}",
+                        + "\"p50us\":%s,\"p99us\":%s,\"clientCpu\":%s,\"serverCpu\":%s,\"crc\":%b,\"markers\":%b,"
+                        + "\"transport\":\"%s\"}",
                 r.test(), r.size(), r.iterations(), r.mibPerSecond(), r.messagesPerSecond(), num(r.p50Micros()),
-                num(r.p99Micros()), o.crc(), o.markers(), o.transport().name().toLowerCase(Locale.ROOT)));
+                num(r.p99Micros()), cpu(r.clientCpu()), cpu(r.serverCpu()), o.crc(), o.markers(), o.transport().name().toLowerCase(Locale.ROOT)));
         out.flush();
+    }
+
+    private static String cpu(double v) {
+        return Double.isNaN(v) ? "null" : String.format(Locale.ROOT, "%.2f", v);
     }
 
     private static String num(double v) {
@@ -23,26 +28,27 @@ final class ResultPrinter {
     }
 
     static void printTable(PrintStream out, List<PerfResult> results, PerfOptions o) {
-        out.printf(Locale.ROOT, "%nSoftRDMA perf on loopback (%s transport, MPA CRC %s, Markers %s, Java %s)%n",
+        out.printf(Locale.ROOT, "%nSoftRDMA perf (%s transport, MPA CRC %s, Markers %s, Java %s); bandwidth with"
+                + " %d operations in flight, latency one at a time%n",
                 o.transport().name().toLowerCase(Locale.ROOT), o.crc() ? "on" : "off", o.markers() ? "on" : "off",
-                System.getProperty("java.version"));
-        String header = String.format(Locale.ROOT, "%-14s %9s %11s %10s %12s %9s %9s %8s", "test", "size",
-                "iterations", "MiB/s", "msgs/s", "p50 us", "p99 us", "vs TCP");
+                System.getProperty("java.version"), RdmaPerfClient.WINDOW);
+        String header = String.format(Locale.ROOT, "%-10s %9s %11s %10s %12s %9s %9s %9s %9s %11s", "test",
+                "size", "iterations", "MiB/s", "msgs/s", "p50 us", "p99 us", "bw/TCP", "lat/TCP", "cpu cli/srv");
         out.println(header);
         out.println("-".repeat(header.length()));
         for (PerfResult r : results) {
-            String ratio = "";
-            if (r.test().startsWith("mpa-")) {
-                PerfResult tcp = find(results, "tcp-" + r.test().substring(4), r.size());
+            String bw = "";
+            String lat = "";
+            if (!r.test().startsWith("tcp-")) {
+                PerfResult tcp = find(results, "tcp-" + r.test(), r.size());
                 if (tcp != null) {
-                    ratio = r.test().endsWith("pingpong")
-                            ? String.format(Locale.ROOT, "%.2fx lat", r.p50Micros() / tcp.p50Micros())
-                            : String.format(Locale.ROOT, "%.0f%%", 100 * r.mibPerSecond() / tcp.mibPerSecond());
+                    bw = String.format(Locale.ROOT, "%.0f%%", 100 * r.mibPerSecond() / tcp.mibPerSecond());
+                    lat = String.format(Locale.ROOT, "%.2fx", r.p50Micros() / tcp.p50Micros());
                 }
             }
-            out.printf(Locale.ROOT, "%-14s %9s %11d %10.1f %12.0f %9s %9s %8s%n", r.test(), size(r.size()),
-                    r.iterations(), r.mibPerSecond(), r.messagesPerSecond(), cell(r.p50Micros()),
-                    cell(r.p99Micros()), ratio);
+            out.printf(Locale.ROOT, "%-10s %9s %11d %10.1f %12.0f %9s %9s %9s %9s %11s%n", r.test(),
+                    size(r.size()), r.iterations(), r.mibPerSecond(), r.messagesPerSecond(), cell(r.p50Micros()),
+                    cell(r.p99Micros()), bw, lat, percent(r.clientCpu()) + "/" + percent(r.serverCpu()));
         }
         out.flush();
     }
@@ -54,6 +60,10 @@ final class ResultPrinter {
             }
         }
         return null;
+    }
+
+    private static String percent(double v) {
+        return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, "%.0f%%", 100 * v);
     }
 
     private static String cell(double v) {

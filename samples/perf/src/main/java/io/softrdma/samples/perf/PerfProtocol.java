@@ -1,0 +1,73 @@
+package io.softrdma.samples.perf;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import java.util.Locale;
+
+/**
+ * What client and server tell each other in the MPA startup's private data (RFC 5044 §7.1.4), so that
+ * a separate server process can prepare each test: the client's Request names the test, phase and
+ * message size; the server's Reply advertises the region to write or read and the receive credits.
+ */
+final class PerfProtocol {
+    /** "SRPF": tells a perf server's private data apart from anyone else's. */
+    static final int MAGIC = 0x53525046;
+
+    /** The operations a run measures. */
+    enum Test {
+        WRITE, READ, SEND;
+
+        String wireName() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    /** Bandwidth (pipelined) or latency (one operation at a time). */
+    enum Phase {
+        BANDWIDTH, LATENCY
+    }
+
+    /** What the client asks for: 16 octets. */
+    record Request(Test test, Phase phase, int size) {
+        byte[] encode() {
+            ByteBuf b = Unpooled.buffer(16);
+            b.writeInt(MAGIC).writeByte(test.ordinal()).writeByte(phase.ordinal()).writeShort(0).writeInt(size)
+                    .writeInt(0);
+            return b.array();
+        }
+
+        static Request decode(byte[] pd) {
+            if (pd.length < 16) {
+                throw new IllegalArgumentException("perf private data of " + pd.length + " octets; expected 16");
+            }
+            ByteBuf b = Unpooled.wrappedBuffer(pd);
+            if (b.readInt() != MAGIC) {
+                throw new IllegalArgumentException("not a perf client");
+            }
+            Test test = Test.values()[b.readUnsignedByte()];
+            Phase phase = Phase.values()[b.readUnsignedByte()];
+            b.skipBytes(2);
+            return new Request(test, phase, b.readInt());
+        }
+    }
+
+    /** What the server answers: the region to write or read, and how many Sends it can take at once. */
+    record Reply(int stag, long taggedOffset, int length, int receiveCredits) {
+        byte[] encode() {
+            ByteBuf b = Unpooled.buffer(24);
+            b.writeInt(MAGIC).writeInt(stag).writeLong(taggedOffset).writeInt(length).writeInt(receiveCredits);
+            return b.array();
+        }
+
+        static Reply decode(byte[] pd) {
+            ByteBuf b = Unpooled.wrappedBuffer(pd);
+            if (pd.length < 24 || b.readInt() != MAGIC) {
+                throw new IllegalArgumentException("the server is not a perf server");
+            }
+            return new Reply(b.readInt(), b.readLong(), b.readInt(), b.readInt());
+        }
+    }
+
+    private PerfProtocol() {
+    }
+}

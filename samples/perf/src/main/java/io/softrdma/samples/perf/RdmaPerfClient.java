@@ -1,0 +1,385 @@
+package io.softrdma.samples.perf;
+
+import io.softrdma.cm.ConnectionManager;
+import io.softrdma.cm.RdmaConnection;
+import io.softrdma.mpa.MpaSettings;
+import io.softrdma.samples.perf.PerfProtocol.Phase;
+import io.softrdma.samples.perf.PerfProtocol.Reply;
+import io.softrdma.samples.perf.PerfProtocol.Request;
+import io.softrdma.samples.perf.PerfProtocol.Test;
+import io.softrdma.verbs.Access;
+import io.softrdma.verbs.CompletionQueue;
+import io.softrdma.verbs.MemoryRegion;
+import io.softrdma.verbs.ProtectionDomain;
+import io.softrdma.verbs.QueuePair;
+import io.softrdma.verbs.QueuePairConfig;
+import io.softrdma.verbs.RdmaDevice;
+import io.softrdma.verbs.ReceiveWorkRequest;
+import io.softrdma.verbs.ScatterGatherEntry;
+import io.softrdma.verbs.SendWorkRequest;
+import io.softrdma.verbs.WorkCompletion;
+import io.softrdma.verbs.WorkCompletionOpcode;
+import java.net.SocketAddress;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The perf client: one connection per phase, driven from the completion queue on the connection's
+ * event loop with prebuilt work requests, so that the measured path allocates nothing of its own.
+ *
+ * <ul>
+ *   <li>Bandwidth: up to {@link #WINDOW} operations in flight (Reads: at most the ORD); Writes are
+ *       signaled every 16th; the run ends when the server confirmed every Write (a final Send and its
+ *       acknowledgement), every Read completed, or every Send was credited back.
+ *   <li>Latency: one operation at a time. Write: the Write and a Send telling the server, answered by a
+ *       Send (write placed to acknowledgement). Read: one Read. Send: a Send echoed by the server.
+ * </ul>
+ */
+final class RdmaPerfClient {
+    /** Operations in flight in the bandwidth phase, as perftest's default tx depth. */
+    static final int WINDOW = 128;
+    private static final int SIGNAL_EVERY = 16;
+
+    private final ConnectionManager cm;
+    private final RdmaDevice device;
+    private final SocketAddress server;
+    private final MpaSettings mpa;
+
+    RdmaPerfClient(ConnectionManager cm, RdmaDevice device, SocketAddress server, MpaSettings mpa) {
+        this.cm = cm;
+        this.device = device;
+        this.server = server;
+        this.mpa = mpa;
+    }
+
+    /**
+     * Bandwidth: as many operations as the budget allows, {@link #WINDOW} in flight, after a warm-up on
+     * the same connection (a new connection takes paths the JIT has to compile again); {@code measuring}
+     * runs when the warm-up is over.
+     */
+    Measured bandwidth(Test test, int size, Budget warmup, Budget budget, AtomicLong progress, Runnable measuring)
+            throws Exception {
+        try (Session s = open(test, Phase.BANDWIDTH, size)) {
+            if (!warmup.isEmpty()) {
+                s.run(new BandwidthRun(s, test, size, warmup, new AtomicLong()), warmup);
+            }
+            measuring.run();
+            BandwidthRun run = new BandwidthRun(s, test, size, budget, progress);
+            long nanos = s.run(run, budget);
+            return new Measured(run.iterations, nanos);
+        }
+    }
+
+    /** Latency: returns the round trips in nanoseconds, sorted. */
+    long[] latency(Test test, int size, long iterations, int warmup, AtomicLong progress) throws Exception {
+        try (Session s = open(test, Phase.LATENCY, size)) {
+            LatencyRun run = new LatencyRun(s, test, size, iterations, warmup, progress);
+            s.run(run, Budget.of(iterations));
+            long[] rtts = run.rtts;
+            Arrays.sort(rtts);
+            return rtts;
+        }
+    }
+
+    private Session open(Test test, Phase phase, int size) throws Exception {
+        return new Session(this, test, phase, size);
+    }
+
+    /**
+     * A connection with its resources. One completion-queue listener serves every run on it: it hands
+     * each completion to the current run and reposts each receive, so that none is lost between runs.
+     */
+    static final class Session implements AutoCloseable {
+        final ProtectionDomain pd;
+        final CompletionQueue cq;
+        final QueuePair qp;
+        final MemoryRegion local;
+        final MemoryRegion control;
+        final ReceiveWorkRequest[] receives;
+        final RdmaConnection connection;
+        final Reply reply;
+        /** Sends posted by earlier runs on this connection: the server's running count includes them. */
+        long sendsBefore;
+        private volatile Run current;
+
+        Session(RdmaPerfClient client, Test test, Phase phase, int size) throws Exception {
+            pd = client.device.allocateProtectionDomain();
+            cq = client.device.createCompletionQueue(4096);
+            qp = pd.createQueuePair(QueuePairConfig.of(cq).withSendQueueDepth(1024).withReceiveQueueDepth(64));
+            local = pd.allocate(size, Access.of(Access.LOCAL_WRITE));
+            for (int i = 0; i < size; i++) {
+                local.buffer().setByte(i, i * 17 + 3);
+            }
+            int receiveSize = test == Test.SEND && phase == Phase.LATENCY ? size : RdmaPerfServer.CONTROL;
+            control = pd.allocate(64 * Math.max(receiveSize, RdmaPerfServer.CONTROL), Access.of(Access.LOCAL_WRITE));
+            receives = new ReceiveWorkRequest[64];
+            for (int i = 0; i < receives.length; i++) {
+                receives[i] = ReceiveWorkRequest.of(i, new ScatterGatherEntry(control, (long) i * receiveSize,
+                        receiveSize));
+                qp.postReceive(receives[i]);
+            }
+            cq.setListener(q -> drain());
+            cq.requestNotification(false);
+            connection = client.cm.connect(client.server, qp, new Request(test, phase, size).encode(), client.mpa,
+                    Duration.ofSeconds(10)).get(20, TimeUnit.SECONDS);
+            reply = Reply.decode(connection.peerPrivateData());
+            qp.closeFuture().whenComplete((v, e) -> {
+                Run r = current;
+                if (r != null) {
+                    r.done.completeExceptionally(e != null ? e
+                            : new IllegalStateException("the connection closed during the test"));
+                }
+            });
+        }
+
+        /** Polls everything, re-arms, and polls again for what arrived in between. */
+        private void drain() {
+            do {
+                while (cq.poll(this::dispatch, 64) > 0) {
+                    // keep polling
+                }
+                cq.requestNotification(false);
+            } while (cq.poll(this::dispatch, 64) > 0);
+        }
+
+        private void dispatch(WorkCompletion c) {
+            Run r = current;
+            if (r != null && !r.done.isDone()) {
+                r.onCompletion(c);
+            }
+            if (c.opcode() == WorkCompletionOpcode.RECEIVE && c.isSuccess()) {
+                qp.postReceive(receives[(int) c.wrId()]);
+            }
+        }
+
+        /** Starts {@code run} on the event loop and waits for it; returns the nanoseconds it took. */
+        long run(Run run, Budget budget) throws Exception {
+            current = run;
+            connection.channel().eventLoop().execute(run::start);
+            // Generous: a stuck run must end, but a slow machine must not look like one.
+            long seconds = 60 + budget.duration().toSeconds() + budget.iterations() / 1000;
+            try {
+                return run.done.get(seconds, TimeUnit.SECONDS);
+            } catch (TimeoutException e) {
+                throw new IllegalStateException("no progress for " + seconds + " s: " + run + " on " + qp, e);
+            }
+        }
+
+        @Override
+        public void close() throws Exception {
+            qp.close();
+            qp.closeFuture().handle((v, e) -> null).get(10, TimeUnit.SECONDS);
+            pd.close();
+        }
+    }
+
+    /** One measurement on a session, driven by its completions on the event loop. */
+    private abstract static class Run {
+        /** Completes with the run's nanoseconds, or with what went wrong. */
+        final CompletableFuture<Long> done = new CompletableFuture<>();
+
+        abstract void start();
+
+        abstract void onCompletion(WorkCompletion c);
+
+        final void fail(WorkCompletion c) {
+            done.completeExceptionally(new IllegalStateException(this + ": " + c.copy()));
+        }
+    }
+
+    private static final class BandwidthRun extends Run {
+        private final Session s;
+        private final Test test;
+        private final Budget budget;
+        private final AtomicLong progress;
+        private final SendWorkRequest signaled;
+        private final SendWorkRequest unsignaled;
+        private final SendWorkRequest finish;
+        private final SendWorkRequest lastSend;
+        private final int window;
+        /** Fixed, or for a timed run unbounded until its deadline passes. */
+        long iterations;
+        private long start;
+        private long deadline;
+        private long posted;
+        private long completed;
+        private long credited;
+        private long signalsCompleted;
+        private boolean finishing;
+
+        BandwidthRun(Session s, Test test, int size, Budget budget, AtomicLong progress) {
+            this.s = s;
+            this.test = test;
+            this.budget = budget;
+            this.iterations = budget.timed() ? Long.MAX_VALUE : budget.iterations();
+            this.progress = progress;
+            ScatterGatherEntry all = new ScatterGatherEntry(s.local, 0, size);
+            this.signaled = switch (test) {
+                case WRITE -> SendWorkRequest.write(1, s.reply.stag(), s.reply.taggedOffset(), all);
+                case READ -> SendWorkRequest.read(1, all, s.reply.stag(), s.reply.taggedOffset());
+                case SEND -> SendWorkRequest.send(1, all);
+            };
+            this.unsignaled = test == Test.READ ? signaled : signaled.unsignaled();
+            // The last Send solicits an event, so the server credits it at once instead of in a batch.
+            this.lastSend = test == Test.SEND ? signaled.withSolicitedEvent() : signaled;
+            this.finish = SendWorkRequest.send(2, new ScatterGatherEntry(s.control, 0, RdmaPerfServer.CONTROL))
+                    .unsignaled();
+            this.window = test == Test.READ ? Math.min(WINDOW, s.qp.ord())
+                    : test == Test.SEND ? Math.min(WINDOW, s.reply.receiveCredits()) : WINDOW;
+        }
+
+        @Override
+        void start() {
+            start = System.nanoTime();
+            deadline = budget.deadline(start);
+            post();
+        }
+
+        private void post() {
+            if (iterations == Long.MAX_VALUE && System.nanoTime() - deadline >= 0) {
+                // Time is up: end on the next signaled operation, so that the last one completes.
+                iterations = (posted / SIGNAL_EVERY + 1) * SIGNAL_EVERY;
+            }
+            while (posted < iterations && inFlight() < window) {
+                boolean last = posted + 1 == iterations;
+                boolean signal = test == Test.READ || (posted + 1) % SIGNAL_EVERY == 0 || last;
+                s.qp.postSend(last ? lastSend : signal ? signaled : unsignaled);
+                posted++;
+            }
+            progress.set(completed);
+        }
+
+        private long inFlight() {
+            // Sends may only use credits the server granted (receives it has posted).
+            return test == Test.SEND ? posted - credited : posted - completed;
+        }
+
+        private void finish() {
+            if (test == Test.SEND) {
+                s.sendsBefore += posted;
+            }
+            done.complete(System.nanoTime() - start);
+        }
+
+        @Override
+        void onCompletion(WorkCompletion c) {
+            if (!c.isSuccess()) {
+                fail(c);
+                return;
+            }
+            if (c.opcode() == WorkCompletionOpcode.RECEIVE) {
+                if (test == Test.SEND) {
+                    // The server's running count; a late credit from an earlier run counts for nothing.
+                    long count = s.control.buffer().getLong((int) (c.wrId() * RdmaPerfServer.CONTROL));
+                    credited = Math.max(credited, count - s.sendsBefore);
+                    completed = credited;
+                    if (credited >= iterations) {
+                        finish();
+                        return;
+                    }
+                } else if (finishing) {
+                    finish();
+                    return;
+                }
+            } else if (c.opcode() == WorkCompletionOpcode.RDMA_READ) {
+                completed++;
+                if (completed == iterations) {
+                    finish();
+                    return;
+                }
+            } else if (c.opcode() == WorkCompletionOpcode.RDMA_WRITE) {
+                // Every 16th Write and the last are signaled; completions come in posting order.
+                signalsCompleted++;
+                completed = Math.min(iterations, SIGNAL_EVERY * signalsCompleted);
+                if (completed == iterations && !finishing) {
+                    // §5.5 rule 5: a Send after the Writes tells the server they are placed; it acknowledges.
+                    finishing = true;
+                    s.qp.postSend(finish);
+                    return;
+                }
+            }
+            post();
+        }
+
+        @Override
+        public String toString() {
+            return test.wireName() + " bandwidth: " + posted + " posted, " + completed + " completed, " + credited
+                    + " credited, window " + window;
+        }
+    }
+
+    private static final class LatencyRun extends Run {
+        private final Session s;
+        private final Test test;
+        private final long total;
+        private final int warmup;
+        private final AtomicLong progress;
+        private final SendWorkRequest operation;
+        private final SendWorkRequest notify;
+        final long[] rtts;
+        private long round;
+        private long sentAt;
+
+        LatencyRun(Session s, Test test, int size, long iterations, int warmup, AtomicLong progress) {
+            this.s = s;
+            this.test = test;
+            this.warmup = warmup;
+            this.total = warmup + iterations;
+            this.progress = progress;
+            this.rtts = new long[Math.toIntExact(iterations)];
+            ScatterGatherEntry all = new ScatterGatherEntry(s.local, 0, size);
+            this.operation = switch (test) {
+                case WRITE -> SendWorkRequest.write(1, s.reply.stag(), s.reply.taggedOffset(), all).unsignaled();
+                case READ -> SendWorkRequest.read(1, all, s.reply.stag(), s.reply.taggedOffset());
+                case SEND -> SendWorkRequest.send(1, all).unsignaled();
+            };
+            this.notify = SendWorkRequest.send(2, new ScatterGatherEntry(s.control, 0, 0)).unsignaled();
+        }
+
+        @Override
+        void start() {
+            next();
+        }
+
+        private void next() {
+            sentAt = System.nanoTime();
+            s.qp.postSend(operation);
+            if (test == Test.WRITE) {
+                s.qp.postSend(notify);
+            }
+        }
+
+        @Override
+        void onCompletion(WorkCompletion c) {
+            if (!c.isSuccess()) {
+                fail(c);
+                return;
+            }
+            boolean roundTrip = test == Test.READ ? c.opcode() == WorkCompletionOpcode.RDMA_READ
+                    : c.opcode() == WorkCompletionOpcode.RECEIVE;
+            if (!roundTrip) {
+                return;
+            }
+            long rtt = System.nanoTime() - sentAt;
+            if (round >= warmup) {
+                rtts[(int) (round - warmup)] = rtt;
+            }
+            round++;
+            progress.set(round);
+            if (round < total) {
+                next();
+            } else {
+                done.complete(0L);
+            }
+        }
+
+        @Override
+        public String toString() {
+            return test.wireName() + " latency: round trip " + round + " of " + total;
+        }
+    }
+}
