@@ -236,12 +236,14 @@ final class DefaultQueuePair implements QueuePair {
         if (ex == null) {
             return;
         }
-        if (ex.inEventLoop()) {
-            if (depth == 0) {
-                drainNow();
-            }
-            // else: the outermost engine call drains when it returns.
-        } else if (drainScheduled.compareAndSet(false, true)) {
+        if (ex.inEventLoop() && depth > 0) {
+            // Posted from a completion or queue pair callback: the outermost engine call drains on return.
+            return;
+        }
+        // Otherwise a task carries the post out, also on the event loop: a post never runs the engine,
+        // and so never a completion callback, inside the caller's own call (where a callback that posts
+        // again would re-enter the caller's loop), and the posts of one task share a flush.
+        if (drainScheduled.compareAndSet(false, true)) {
             ex.execute(drainTask);
         }
     }

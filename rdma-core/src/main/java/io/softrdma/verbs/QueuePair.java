@@ -13,7 +13,9 @@ import java.util.concurrent.CompletableFuture;
  * completes, with {@link WorkCompletionStatus#FLUSHED} if it was not carried out.
  *
  * <p>Thread safety: {@code post…}, {@code close} and the getters may be called from any thread; a
- * post from another thread hands the work request to the queue pair's event loop without a lock.
+ * post hands the work request to the queue pair's event loop without a lock. A post never calls back:
+ * no completion or listener callback runs inside {@code post…}. Posts made inside such a callback are
+ * carried out when the callback returns; other posts by a task on the event loop, after it.
  */
 public interface QueuePair extends AutoCloseable {
     /** A number unique on its device. */

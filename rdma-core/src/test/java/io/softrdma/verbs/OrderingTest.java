@@ -282,9 +282,9 @@ class OrderingTest {
 
     /**
      * Rule 14: a Send is not Complete until DDP (here TCP) has taken it. The peer stops reading; Sends
-     * are posted on the queue pair's event loop, where each is emitted and flushed at once, until the
-     * channel holds octets that TCP did not take, and then a hundred more (which stay below the channel's
-     * high-water mark, so they are all emitted): the last of them is some 800 KB behind what TCP took and
+     * are posted on the queue pair's event loop, one task each, so that each is emitted and flushed
+     * before the next, until the channel holds octets that TCP did not take, and then a hundred more
+     * (which stay below the channel's high-water mark, so they are all emitted): the last of them is some 800 KB behind what TCP took and
      * must not complete. Once the peer reads again, every Send completes, in posting order (rule 15) —
      * which also needs more flushes awaiting TCP at once than a small fixed table of them would hold.
      */
@@ -296,18 +296,22 @@ class OrderingTest {
         int length = 8192;
         MemoryRegion src = pd.allocate(length, Access.of(Access.LOCAL_WRITE));
         io.netty.channel.Channel channel = connection.channel();
-        int[] counts = channel.eventLoop().submit(() -> {
-            int n = 0;
-            int stalledAt = -1;
-            while (n < 8192 && (stalledAt < 0 || n < stalledAt + 100)) {
-                qp.postSend(SendWorkRequest.send(n, ScatterGatherEntry.of(src)));
-                n++;
-                if (stalledAt < 0 && channel.unsafe().outboundBuffer().totalPendingWriteBytes() > 0) {
-                    stalledAt = n - 1;
-                }
+        io.netty.channel.EventLoop loop = channel.eventLoop();
+        int n = 0;
+        int stalledAt = -1;
+        while (n < 8192 && (stalledAt < 0 || n < stalledAt + 100)) {
+            int id = n;
+            loop.submit(() -> qp.postSend(SendWorkRequest.send(id, ScatterGatherEntry.of(src)))).get(10,
+                    TimeUnit.SECONDS);
+            n++;
+            // Tasks run in order: the task that carries the post out has run before this one.
+            boolean backedUp = loop.submit(() -> channel.unsafe().outboundBuffer().totalPendingWriteBytes() > 0)
+                    .get(10, TimeUnit.SECONDS);
+            if (stalledAt < 0 && backedUp) {
+                stalledAt = n - 1;
             }
-            return new int[] {n, stalledAt, channel.isWritable() ? 1 : 0};
-        }).get(10, TimeUnit.SECONDS);
+        }
+        int[] counts = {n, stalledAt, loop.submit(channel::isWritable).get(10, TimeUnit.SECONDS) ? 1 : 0};
         int posted = counts[0];
         assertThat(counts[1]).as("TCP backed up before 64 MiB were sent").isNotNegative();
         assertThat(counts[2]).as("the channel stayed writable, so every Send was emitted").isEqualTo(1);

@@ -11,9 +11,13 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntConsumer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -284,6 +288,58 @@ class VerbsLoopbackTest {
                     "WorkCompletion{wrId=5 RECEIVE FLUSHED qp=1}");
             lb.client.qp.closeFuture().get(5, TimeUnit.SECONDS);
             assertThat(lb.client.qp.state()).isEqualTo(QueuePairState.ERROR);
+        }
+    }
+
+    /**
+     * A completion callback that posts again is the usual way to keep a pipeline full; if a post could
+     * run it inside the poster's own call, the poster's loop would be re-entered half way through.
+     */
+    @Test
+    void aPostNeverCallsBackInsideTheCallEvenOnTheEventLoop() throws Exception {
+        try (Loopback lb = new Loopback()) {
+            int sends = 100;
+            MemoryRegion recv = lb.server.allocate(8 * sends, Access.LOCAL_WRITE);
+            for (int i = 0; i < sends; i++) {
+                lb.server.qp.postReceive(ReceiveWorkRequest.of(i, new ScatterGatherEntry(recv, 8L * i, 8)));
+            }
+            MemoryRegion src = lb.client.allocate(8, Access.LOCAL_WRITE);
+            QueuePair qp = lb.client.qp;
+            CompletionQueue cq = lb.client.cq;
+            AtomicBoolean inPost = new AtomicBoolean();
+            AtomicInteger reentered = new AtomicInteger();
+            AtomicInteger completed = new AtomicInteger();
+            CompletableFuture<Void> all = new CompletableFuture<>();
+            IntConsumer[] post = new IntConsumer[1];
+            post[0] = i -> {
+                inPost.set(true);
+                try {
+                    qp.postSend(SendWorkRequest.send(i, ScatterGatherEntry.of(src)));
+                } finally {
+                    inPost.set(false);
+                }
+            };
+            cq.setListener(q -> {
+                if (inPost.get()) {
+                    reentered.incrementAndGet();
+                }
+                while (q.poll(c -> {
+                    if (completed.incrementAndGet() == sends) {
+                        all.complete(null);
+                    } else {
+                        post[0].accept((int) c.wrId() + 1);
+                    }
+                }, 16) > 0) {
+                    // keep polling
+                }
+                q.requestNotification(false);
+            });
+            cq.requestNotification(false);
+            // From a task on the event loop, outside any callback: where a post could run the engine inline.
+            lb.client.connection.channel().eventLoop().execute(() -> post[0].accept(0));
+            all.get(10, TimeUnit.SECONDS);
+            assertThat(reentered).as("completion callbacks run inside postSend").hasValue(0);
+            assertThat(completed).hasValue(sends);
         }
     }
 

@@ -8,6 +8,7 @@ import io.softrdma.cm.ConnectionManager;
 import io.softrdma.mpa.MpaSettings;
 import io.softrdma.samples.perf.PerfProtocol.Test;
 import io.softrdma.verbs.RdmaDevice;
+import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -53,14 +54,19 @@ public final class PerfMain {
             System.exit(2);
             return;
         }
-        System.exit(run(options) ? 0 : 1);
+        run(options, System.out);
+        System.exit(0);
     }
 
-    static boolean run(PerfOptions options) throws Exception {
+    /**
+     * Runs what the options ask for, printing to {@code out} (JSON lines as results come, or a table at
+     * the end); returns the results. In server mode, serves until the process ends.
+     */
+    static List<PerfResult> run(PerfOptions options, PrintStream out) throws Exception {
         MpaSettings mpa = MpaSettings.defaults().withCrc(options.crc()).withMarkers(options.markers());
         if (options.server()) {
-            serve(options, mpa);
-            return true;
+            serve(options, mpa, out);
+            return List.of();
         }
         RdmaDevice device = RdmaDevice.create();
         List<PerfResult> results = new ArrayList<>();
@@ -82,15 +88,15 @@ public final class PerfMain {
                 target = new InetSocketAddress(options.connect().substring(0, colon),
                         Integer.parseInt(options.connect().substring(colon + 1)));
             }
-            RdmaPerfClient client = new RdmaPerfClient(clientCm, device, target, mpa);
+            RdmaPerfClient client = new RdmaPerfClient(clientCm, device, target, mpa, options.rate());
             try {
                 boolean first = true;
                 for (Test test : options.tests()) {
                     for (int size : options.sizes()) {
-                        results.add(measure(options, client, test, size, first));
+                        results.add(print(out, options, measure(options, client, test, size, first)));
                         first = false;
                         if (tcp != null) {
-                            results.add(measureTcp(options, tcp, payload, test, size));
+                            results.add(print(out, options, measureTcp(options, tcp, payload, test, size)));
                         }
                     }
                 }
@@ -105,9 +111,9 @@ public final class PerfMain {
             payload.release();
         }
         if (!options.json()) {
-            ResultPrinter.printTable(System.out, results, options);
+            ResultPrinter.printTable(out, results, options);
         }
-        return true;
+        return results;
     }
 
     private static void shutdown(ConnectionManager cm) {
@@ -116,12 +122,17 @@ public final class PerfMain {
         }
     }
 
-    private static void serve(PerfOptions options, MpaSettings mpa) throws InterruptedException {
+    private static void serve(PerfOptions options, MpaSettings mpa, PrintStream out) throws InterruptedException {
         ConnectionManager cm = ConnectionManager.create(options.transport(),
                 options.transport().newEventLoopGroup(0, new DefaultThreadFactory(SERVER_THREADS, true)));
         RdmaPerfServer server = new RdmaPerfServer(cm, RdmaDevice.create(), "0.0.0.0", options.port(), mpa);
-        System.out.println("perf server listening on port " + server.port() + " (Ctrl-C to stop)");
-        new CountDownLatch(1).await();
+        out.println("perf server listening on port " + server.port() + " (Ctrl-C to stop)");
+        try {
+            new CountDownLatch(1).await();
+        } finally {
+            server.close();
+            shutdown(cm);
+        }
     }
 
     private static PerfResult measure(PerfOptions options, RdmaPerfClient client, Test test, int size,
@@ -150,11 +161,7 @@ public final class PerfMain {
                 Budget.of(latencyWarmup + roundTrips), latProgress)) {
             rtts = client.latency(test, size, roundTrips, latencyWarmup, latProgress);
         }
-        PerfResult r = result(test.wireName(), size, bw, rtts, cpu);
-        if (options.json()) {
-            ResultPrinter.printJson(System.out, r, options);
-        }
-        return r;
+        return result(test.wireName(), size, bw, rtts, cpu);
     }
 
     /**
@@ -178,9 +185,9 @@ public final class PerfMain {
                 serverCpu.restart();
             };
             bw = test == Test.READ
-                    ? TcpBaseline.requestResponse(tcp, payload, READ_REQUEST, size, warmup, budget,
+                    ? TcpBaseline.requestResponse(tcp, payload, READ_REQUEST, size, warmup, budget, options.rate(),
                             RdmaPerfClient.WINDOW, null, progress, measuring)
-                    : TcpBaseline.stream(tcp, payload, size, warmup, budget, progress, measuring);
+                    : TcpBaseline.stream(tcp, payload, size, warmup, budget, options.rate(), progress, measuring);
         }
         double[] cpu = {clientCpu.utilization(), serverCpu.utilization()};
         long roundTrips = options.latencyRoundTrips();
@@ -192,11 +199,14 @@ public final class PerfMain {
             case READ, SEND -> size;
         };
         TcpBaseline.requestResponse(tcp, payload, request, response, Budget.of(latencyWarmup), Budget.of(roundTrips),
-                1, rtts, new AtomicLong(), () -> { });
+                options.rate(), 1, rtts, new AtomicLong(), () -> { });
         Arrays.sort(rtts);
-        PerfResult r = result("tcp-" + test.wireName(), size, bw, rtts, cpu);
+        return result("tcp-" + test.wireName(), size, bw, rtts, cpu);
+    }
+
+    private static PerfResult print(PrintStream out, PerfOptions options, PerfResult r) {
         if (options.json()) {
-            ResultPrinter.printJson(System.out, r, options);
+            ResultPrinter.printJson(out, r, options);
         }
         return r;
     }

@@ -16,6 +16,7 @@ import java.util.Locale;
  *     defaults (bandwidth for {@code duration}, 20000 round trips)
  * @param duration how long each bandwidth phase runs when no iteration count is given
  * @param warmup how long each test runs unmeasured first, so that the JIT has compiled the path
+ * @param rate MiB/s at most (latency round trips spaced out accordingly), or 0 for as fast as possible
  * @param crc MPA CRC32c on or off
  * @param markers MPA Markers on or off
  * @param port the SoftRDMA server's port (0: any free port)
@@ -27,7 +28,7 @@ import java.util.Locale;
  * @param transport the Netty transport
  */
 record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Duration duration, Duration warmup,
-        boolean crc, boolean markers, int port, boolean server, String connect, boolean json, boolean progress,
+        double rate, boolean crc, boolean markers, int port, boolean server, String connect, boolean json, boolean progress,
         boolean baseline, TransportKind transport) {
 
     /** Round trips per latency phase unless {@code --iterations} says otherwise. */
@@ -46,6 +47,9 @@ record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Durat
               --iterations N               operations per bandwidth phase and round trips per latency
                                            phase (default: --duration, and 20000 round trips)
               --warmup S                   seconds each test runs unmeasured first (default: 1)
+              --rate MIBPS                 at most this many MiB/s, evenly spread; latency round trips
+                                           are spaced out the same way (default: no limit; a packet
+                                           capture needs one to keep up)
               --crc on|off                 MPA CRC32c (default: on)
               --markers on|off             MPA Markers every 512 octets (default: off)
               --port P                     the SoftRDMA server's port (default: any free port)
@@ -64,6 +68,7 @@ record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Durat
         long iterations = 0;
         Duration duration = Duration.ofSeconds(2);
         Duration warmup = Duration.ofSeconds(1);
+        double rate = 0;
         boolean crc = true;
         boolean markers = false;
         Integer port = null;
@@ -81,6 +86,7 @@ record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Durat
                 case "--iterations" -> iterations = parsePositive(value(args, ++i, a), a);
                 case "--duration" -> duration = parseSeconds(value(args, ++i, a), a, false);
                 case "--warmup" -> warmup = parseSeconds(value(args, ++i, a), a, true);
+                case "--rate" -> rate = parseRate(value(args, ++i, a));
                 case "--crc" -> crc = onOff(value(args, ++i, a), a);
                 case "--markers" -> markers = onOff(value(args, ++i, a), a);
                 case "--port" -> port = parsePort(value(args, ++i, a));
@@ -105,7 +111,7 @@ record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Durat
         }
         // A separate server cannot run the raw TCP reference: there is nothing to compare in this process.
         boolean withBaseline = baseline && connect == null;
-        return new PerfOptions(tests, sizes, iterations, duration, warmup, crc, markers, port == null ? 0 : port,
+        return new PerfOptions(tests, sizes, iterations, duration, warmup, rate, crc, markers, port == null ? 0 : port,
                 server, connect, json, progress, withBaseline, transport);
     }
 
@@ -187,6 +193,18 @@ record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Durat
         }
         throw new IllegalArgumentException(option + " " + v + " must be a number of seconds, "
                 + (zeroAllowed ? "0" : "above 0") + " to 3600");
+    }
+
+    private static double parseRate(String v) {
+        try {
+            double r = Double.parseDouble(v);
+            if (r > 0 && r < 1e7) {
+                return r;
+            }
+        } catch (NumberFormatException e) {
+            // fall through
+        }
+        throw new IllegalArgumentException("--rate " + v + " must be a positive number of MiB/s");
     }
 
     private static boolean onOff(String v, String option) {

@@ -48,12 +48,15 @@ final class RdmaPerfClient {
     private final RdmaDevice device;
     private final SocketAddress server;
     private final MpaSettings mpa;
+    private final double rate;
 
-    RdmaPerfClient(ConnectionManager cm, RdmaDevice device, SocketAddress server, MpaSettings mpa) {
+    /** @param rate MiB/s at most (latency round trips spaced out accordingly), or 0 for no limit */
+    RdmaPerfClient(ConnectionManager cm, RdmaDevice device, SocketAddress server, MpaSettings mpa, double rate) {
         this.cm = cm;
         this.device = device;
         this.server = server;
         this.mpa = mpa;
+        this.rate = rate;
     }
 
     /**
@@ -65,19 +68,19 @@ final class RdmaPerfClient {
             throws Exception {
         try (Session s = open(test, Phase.BANDWIDTH, size)) {
             if (!warmup.isEmpty()) {
-                s.run(new BandwidthRun(s, test, size, warmup, new AtomicLong()), warmup);
+                s.run(new BandwidthRun(s, test, size, warmup, rate, new AtomicLong()), warmup);
             }
             measuring.run();
-            BandwidthRun run = new BandwidthRun(s, test, size, budget, progress);
+            BandwidthRun run = new BandwidthRun(s, test, size, budget, rate, progress);
             long nanos = s.run(run, budget);
             return new Measured(run.iterations, nanos);
         }
     }
 
-    /** Latency: returns the round trips in nanoseconds, sorted. */
+    /** Latency: returns the round trips in nanoseconds, sorted; with a rate, they start no faster. */
     long[] latency(Test test, int size, long iterations, int warmup, AtomicLong progress) throws Exception {
         try (Session s = open(test, Phase.LATENCY, size)) {
-            LatencyRun run = new LatencyRun(s, test, size, iterations, warmup, progress);
+            LatencyRun run = new LatencyRun(s, test, size, iterations, warmup, rate, progress);
             s.run(run, Budget.of(iterations));
             long[] rtts = run.rtts;
             Arrays.sort(rtts);
@@ -105,6 +108,8 @@ final class RdmaPerfClient {
         /** Sends posted by earlier runs on this connection: the server's running count includes them. */
         long sendsBefore;
         private volatile Run current;
+        /** Set before the queue pair closes: receives completing after it are not reposted. */
+        private volatile boolean closing;
 
         Session(RdmaPerfClient client, Test test, Phase phase, int size) throws Exception {
             pd = client.device.allocateProtectionDomain();
@@ -151,7 +156,7 @@ final class RdmaPerfClient {
             if (r != null && !r.done.isDone()) {
                 r.onCompletion(c);
             }
-            if (c.opcode() == WorkCompletionOpcode.RECEIVE && c.isSuccess()) {
+            if (c.opcode() == WorkCompletionOpcode.RECEIVE && c.isSuccess() && !closing) {
                 qp.postReceive(receives[(int) c.wrId()]);
             }
         }
@@ -171,6 +176,7 @@ final class RdmaPerfClient {
 
         @Override
         public void close() throws Exception {
+            closing = true;
             qp.close();
             qp.closeFuture().handle((v, e) -> null).get(10, TimeUnit.SECONDS);
             pd.close();
@@ -201,6 +207,7 @@ final class RdmaPerfClient {
         private final SendWorkRequest finish;
         private final SendWorkRequest lastSend;
         private final int window;
+        private final Pacer pacer;
         /** Fixed, or for a timed run unbounded until its deadline passes. */
         long iterations;
         private long start;
@@ -211,7 +218,7 @@ final class RdmaPerfClient {
         private long signalsCompleted;
         private boolean finishing;
 
-        BandwidthRun(Session s, Test test, int size, Budget budget, AtomicLong progress) {
+        BandwidthRun(Session s, Test test, int size, Budget budget, double rate, AtomicLong progress) {
             this.s = s;
             this.test = test;
             this.budget = budget;
@@ -230,12 +237,14 @@ final class RdmaPerfClient {
                     .unsignaled();
             this.window = test == Test.READ ? Math.min(WINDOW, s.qp.ord())
                     : test == Test.SEND ? Math.min(WINDOW, s.reply.receiveCredits()) : WINDOW;
+            this.pacer = new Pacer(rate, size, s.connection.channel().eventLoop(), this::post);
         }
 
         @Override
         void start() {
             start = System.nanoTime();
             deadline = budget.deadline(start);
+            pacer.start(start);
             post();
         }
 
@@ -244,7 +253,7 @@ final class RdmaPerfClient {
                 // Time is up: end on the next signaled operation, so that the last one completes.
                 iterations = (posted / SIGNAL_EVERY + 1) * SIGNAL_EVERY;
             }
-            while (posted < iterations && inFlight() < window) {
+            while (posted < iterations && inFlight() < window && pacer.mayStart(posted)) {
                 boolean last = posted + 1 == iterations;
                 boolean signal = test == Test.READ || (posted + 1) % SIGNAL_EVERY == 0 || last;
                 s.qp.postSend(last ? lastSend : signal ? signaled : unsignaled);
@@ -320,11 +329,12 @@ final class RdmaPerfClient {
         private final AtomicLong progress;
         private final SendWorkRequest operation;
         private final SendWorkRequest notify;
+        private final Pacer pacer;
         final long[] rtts;
         private long round;
         private long sentAt;
 
-        LatencyRun(Session s, Test test, int size, long iterations, int warmup, AtomicLong progress) {
+        LatencyRun(Session s, Test test, int size, long iterations, int warmup, double rate, AtomicLong progress) {
             this.s = s;
             this.test = test;
             this.warmup = warmup;
@@ -338,14 +348,20 @@ final class RdmaPerfClient {
                 case SEND -> SendWorkRequest.send(1, all).unsignaled();
             };
             this.notify = SendWorkRequest.send(2, new ScatterGatherEntry(s.control, 0, 0)).unsignaled();
+            // Paced, round trips start no faster than the rate allows; each is still timed alone.
+            this.pacer = new Pacer(rate, size, s.connection.channel().eventLoop(), this::next);
         }
 
         @Override
         void start() {
+            pacer.start(System.nanoTime());
             next();
         }
 
         private void next() {
+            if (!pacer.mayStart(round)) {
+                return;
+            }
             sentAt = System.nanoTime();
             s.qp.postSend(operation);
             if (test == Test.WRITE) {

@@ -34,7 +34,7 @@ final class TcpBaseline {
      * Streams {@code size}-octet messages for the warm-up budget, then, on the same connection, for the
      * measured one (each rounded up to whole batches); {@code measuring} runs when the warm-up is over.
      */
-    static Measured stream(Loopback loopback, ByteBuf payload, int size, Budget warmup, Budget budget,
+    static Measured stream(Loopback loopback, ByteBuf payload, int size, Budget warmup, Budget budget, double rate,
             AtomicLong progress, Runnable measuring) throws Exception {
         CompletableFuture<Long> elapsed = new CompletableFuture<>();
         long batchBytes = (long) size * BATCH;
@@ -65,7 +65,7 @@ final class TcpBaseline {
         }));
         Channel client = null;
         try {
-            Sender sender = new Sender(payload, size, warmup, budget, progress, measuring, elapsed);
+            Sender sender = new Sender(payload, size, warmup, budget, rate, progress, measuring, elapsed);
             client = loopback.connect(server, ch -> ch.pipeline().addLast(sender));
             long nanos = elapsed.get(timeoutSeconds(warmup) + timeoutSeconds(budget), TimeUnit.SECONDS);
             return new Measured(sender.iterations, nanos);
@@ -81,8 +81,8 @@ final class TcpBaseline {
      * warm-up is over.
      */
     static Measured requestResponse(Loopback loopback, ByteBuf payload, int requestSize, int responseSize,
-            Budget warmup, Budget budget, int window, long[] rtts, AtomicLong progress, Runnable measuring)
-            throws Exception {
+            Budget warmup, Budget budget, double rate, int window, long[] rtts, AtomicLong progress,
+            Runnable measuring) throws Exception {
         CompletableFuture<Long> elapsed = new CompletableFuture<>();
         Channel server = loopback.bind(0, ch -> ch.pipeline().addLast(new ChannelInboundHandlerAdapter() {
             private long received;
@@ -105,8 +105,8 @@ final class TcpBaseline {
         }));
         Channel client = null;
         try {
-            Requester requester = new Requester(payload, requestSize, responseSize, warmup, budget, window, rtts,
-                    progress, measuring, elapsed);
+            Requester requester = new Requester(payload, requestSize, responseSize, warmup, budget, rate, window,
+                    rtts, progress, measuring, elapsed);
             client = loopback.connect(server, ch -> ch.pipeline().addLast(requester));
             long nanos = elapsed.get(timeoutSeconds(warmup) + timeoutSeconds(budget), TimeUnit.SECONDS);
             return new Measured(requester.total, nanos);
@@ -133,7 +133,9 @@ final class TcpBaseline {
         private final AtomicLong progress;
         private final Runnable measuring;
         private final CompletableFuture<Long> elapsed;
+        private final double rate;
         private ChannelHandlerContext ctx;
+        private Pacer pacer;
         private int phase;
         /** This phase's messages: fixed (whole batches), or unbounded until a timed phase's deadline. */
         long iterations;
@@ -142,10 +144,11 @@ final class TcpBaseline {
         private long start;
         private long deadline;
 
-        Sender(ByteBuf payload, int size, Budget warmup, Budget budget, AtomicLong progress, Runnable measuring,
-                CompletableFuture<Long> elapsed) {
+        Sender(ByteBuf payload, int size, Budget warmup, Budget budget, double rate, AtomicLong progress,
+                Runnable measuring, CompletableFuture<Long> elapsed) {
             this.payload = payload;
             this.size = size;
+            this.rate = rate;
             this.measuring = measuring;
             this.phases = warmup.isEmpty() ? new Budget[] {budget} : new Budget[] {warmup, budget};
             this.progress = progress;
@@ -159,6 +162,7 @@ final class TcpBaseline {
         @Override
         public void channelActive(ChannelHandlerContext ctx) {
             this.ctx = ctx;
+            this.pacer = new Pacer(rate, size, ctx.executor(), this::pump);
             begin();
         }
 
@@ -172,6 +176,7 @@ final class TcpBaseline {
             acknowledged = 0;
             start = System.nanoTime();
             deadline = b.deadline(start);
+            pacer.start(start);
             pump();
         }
 
@@ -179,7 +184,7 @@ final class TcpBaseline {
             if (iterations == Long.MAX_VALUE && System.nanoTime() - deadline >= 0) {
                 iterations = roundUp(sent + 1);
             }
-            while (sent < iterations && ctx.channel().isWritable()) {
+            while (sent < iterations && ctx.channel().isWritable() && pacer.mayStart(sent)) {
                 ctx.write(payload.retainedSlice(0, size), ctx.voidPromise());
                 sent++;
             }
@@ -224,7 +229,9 @@ final class TcpBaseline {
         private final AtomicLong progress;
         private final Runnable measuring;
         private final CompletableFuture<Long> elapsed;
+        private final double rate;
         private ChannelHandlerContext ctx;
+        private Pacer pacer;
         private int phase;
         /** This phase's exchanges: fixed, or unbounded until a timed phase's deadline. */
         long total;
@@ -235,9 +242,10 @@ final class TcpBaseline {
         private long deadline;
         private long sentAt;
 
-        Requester(ByteBuf payload, int requestSize, int responseSize, Budget warmup, Budget budget, int window,
-                long[] rtts, AtomicLong progress, Runnable measuring, CompletableFuture<Long> elapsed) {
+        Requester(ByteBuf payload, int requestSize, int responseSize, Budget warmup, Budget budget, double rate,
+                int window, long[] rtts, AtomicLong progress, Runnable measuring, CompletableFuture<Long> elapsed) {
             this.payload = payload;
+            this.rate = rate;
             this.measuring = measuring;
             this.requestSize = requestSize;
             this.responseSize = responseSize;
@@ -251,6 +259,8 @@ final class TcpBaseline {
         @Override
         public void channelActive(ChannelHandlerContext ctx) {
             this.ctx = ctx;
+            // Paced by what the requests ask for: the responses.
+            this.pacer = new Pacer(rate, responseSize, ctx.executor(), this::send);
             begin();
         }
 
@@ -264,6 +274,7 @@ final class TcpBaseline {
             answered = 0;
             start = System.nanoTime();
             deadline = b.deadline(start);
+            pacer.start(start);
             send();
         }
 
@@ -271,7 +282,7 @@ final class TcpBaseline {
             if (total == Long.MAX_VALUE && System.nanoTime() - deadline >= 0) {
                 total = sent;
             }
-            while (sent < total && sent - answered < window) {
+            while (sent < total && sent - answered < window && pacer.mayStart(sent)) {
                 sentAt = System.nanoTime();
                 ctx.write(payload.retainedSlice(0, requestSize), ctx.voidPromise());
                 sent++;

@@ -1,0 +1,74 @@
+package io.softrdma.samples.perf;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.softrdma.samples.perf.PerfProtocol.Test;
+import java.time.Duration;
+import java.util.List;
+
+class PerfOptionsTest {
+    @org.junit.jupiter.api.Test
+    void defaultsMeasureEveryTestAtThreeSizesNextToTcp() {
+        PerfOptions o = PerfOptions.parse(new String[0]);
+        assertThat(o.tests()).containsExactly(Test.WRITE, Test.READ, Test.SEND);
+        assertThat(o.sizes()).containsExactly(64, 4096, 65536);
+        assertThat(o.crc()).isTrue();
+        assertThat(o.markers()).isFalse();
+        assertThat(o.baseline()).isTrue();
+        assertThat(o.duration()).isEqualTo(Duration.ofSeconds(2));
+        assertThat(o.latencyRoundTrips()).isEqualTo(PerfOptions.LATENCY_ROUND_TRIPS);
+    }
+
+    @org.junit.jupiter.api.Test
+    void everyOptionIsParsed() {
+        PerfOptions o = PerfOptions.parse(new String[] {"--test", "read,send", "--size", "1,2K,1M", "--iterations",
+            "7", "--warmup", "0", "--duration", "0.5", "--crc", "off", "--markers", "on", "--port", "7471",
+            "--no-baseline", "--transport", "nio", "--json", "--no-progress"});
+        assertThat(o.tests()).containsExactly(Test.READ, Test.SEND);
+        assertThat(o.sizes()).containsExactly(1, 2048, 1 << 20);
+        assertThat(o.iterations()).isEqualTo(7);
+        assertThat(o.latencyRoundTrips()).isEqualTo(7);
+        assertThat(o.warmup()).isZero();
+        assertThat(o.duration()).isEqualTo(Duration.ofMillis(500));
+        assertThat(o.crc()).isFalse();
+        assertThat(o.markers()).isTrue();
+        assertThat(o.port()).isEqualTo(7471);
+        assertThat(o.baseline()).isFalse();
+        assertThat(o.json()).isTrue();
+        assertThat(o.progress()).isFalse();
+    }
+
+    @org.junit.jupiter.api.Test
+    void twoProcessModes() {
+        PerfOptions server = PerfOptions.parse(new String[] {"--server", "--port", "7471"});
+        assertThat(server.server()).isTrue();
+        PerfOptions client = PerfOptions.parse(new String[] {"--connect", "10.0.0.1:7471"});
+        assertThat(client.connect()).isEqualTo("10.0.0.1:7471");
+        assertThat(client.baseline()).as("no raw TCP reference against a remote server").isFalse();
+    }
+
+    @org.junit.jupiter.api.Test
+    void mistakesAreNamedWithTheFix() {
+        for (List<String> args : List.of(
+                List.of("--test", "atomic"),
+                List.of("--size", "0"),
+                List.of("--size", "12Q"),
+                List.of("--iterations", "-1"),
+                List.of("--duration", "0"),
+                List.of("--crc", "yes"),
+                List.of("--port", "70000"),
+                List.of("--server"),
+                List.of("--server", "--port", "1", "--connect", "h:2"),
+                List.of("--connect", "nohost"),
+                List.of("--connect", "h:2", "--port", "3"),
+                List.of("--transport", "kqueue"),
+                List.of("--size"),
+                List.of("--bogus"))) {
+            assertThatThrownBy(() -> PerfOptions.parse(args.toArray(String[]::new)))
+                    .as("%s", args)
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageFindingMatch("--|unknown option");
+        }
+    }
+}

@@ -1,0 +1,123 @@
+package io.softrdma.samples.perf;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The perf sample's traffic judged by {@code wire-check}, which runs Wireshark's own iWARP dissectors
+ * (MPA, DDP, RDMAP) over a capture of it and adds RFC rules (CRC32c, MSN sequence, QN and T flag per
+ * opcode, Read Request format, ...): a second opinion on the wire format that shares no code with ours.
+ *
+ * <p>Each test runs with CRC on and off, at 64 octets, 4 KiB and 64 KiB (several DDP segments per
+ * message), 200 operations per phase, the bandwidth phases at 100 MiB/s ({@code --rate}): dumpcap
+ * cannot keep up with loopback at full speed, and a packet it drops makes Wireshark lose the framing.
+ *
+ * <p>The tool is {@code ../shared/tools/wire-check} next to the repository, or the path in the
+ * {@code WIRE_CHECK} environment variable; it needs {@code tshark}, which it (and {@code .ci/run})
+ * installs on Debian when run as root. Where either is missing the tests are skipped, saying why.
+ */
+class WireCheckTest {
+    private static final Path OUT = Path.of("target", "wire-check");
+    private static Path wireCheck;
+
+    @BeforeAll
+    static void findWireCheck() throws Exception {
+        String configured = System.getenv("WIRE_CHECK");
+        Path tool = configured != null ? Path.of(configured) : repositoryRoot().resolve("../shared/tools/wire-check")
+                .normalize();
+        String why = null;
+        if (!Files.isExecutable(tool)) {
+            why = "wire-check not found at " + tool + " (set WIRE_CHECK to its path)";
+        } else {
+            Result version = run(List.of(tool.toString(), "version"), 600);
+            if (version.status != 0) {
+                why = "wire-check cannot run tshark here (status " + version.status + "): " + version.lastLine();
+            }
+        }
+        if (why != null) {
+            System.err.println("WireCheckTest SKIPPED: " + why);
+        }
+        Assumptions.assumeTrue(why == null, why);
+        wireCheck = tool;
+        Files.createDirectories(OUT);
+    }
+
+    static Stream<Arguments> runs() {
+        List<Arguments> runs = new ArrayList<>();
+        for (String test : List.of("write", "read", "send")) {
+            for (String crc : List.of("on", "off")) {
+                runs.add(Arguments.of(test, crc, "64,4K,64K", 200));
+            }
+        }
+        return runs.stream();
+    }
+
+    @ParameterizedTest(name = "{0} with CRC {1}, sizes {2}, {3} operations")
+    @MethodSource("runs")
+    void perfTrafficIsWellFormedIwarp(String test, String crc, String sizes, int iterations) throws Exception {
+        int port = freePort();
+        Path capture = OUT.resolve(test + "-crc-" + crc + "-" + sizes.replace(',', '_') + ".pcapng");
+        List<String> command = new ArrayList<>(List.of(wireCheck.toString(), "capture", "--port",
+                Integer.toString(port), "--out", capture.toString(), "--timeout", "300", "--"));
+        command.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
+                System.getProperty("java.class.path"), PerfMain.class.getName(), "--port", Integer.toString(port),
+                "--test", test, "--crc", crc, "--size", sizes, "--iterations", Integer.toString(iterations),
+                "--warmup", "0", "--rate", "100", "--no-baseline", "--no-progress"));
+        Result r = run(command, 400);
+        assertThat(r.lastLine()).as("wire-check verdict (status %d); its report:%n%s", r.status, r.output)
+                .startsWith("wire-check: OK");
+        assertThat(r.status).as(r.output).isZero();
+        // Both phases (bandwidth, latency) for each size: one MPA connection each.
+        int connections = 2 * sizes.split(",").length;
+        assertThat(r.lastLine()).contains("wire-check: OK " + connections + " handshakes");
+    }
+
+    private static Path repositoryRoot() {
+        Path p = Path.of("").toAbsolutePath();
+        while (p != null && !Files.exists(p.resolve(".ci/run"))) {
+            p = p.getParent();
+        }
+        return p != null ? p : Path.of("").toAbsolutePath();
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    private record Result(int status, String output) {
+        String lastLine() {
+            String[] lines = output.strip().split("\n");
+            return lines[lines.length - 1];
+        }
+    }
+
+    private static Result run(List<String> command, long timeoutSeconds) throws Exception {
+        Path log = Files.createTempFile("wire-check", ".log");
+        try {
+            Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                return new Result(124, Files.readString(log, StandardCharsets.UTF_8) + "\n(timed out)");
+            }
+            return new Result(p.exitValue(), Files.readString(log, StandardCharsets.UTF_8));
+        } finally {
+            Files.deleteIfExists(log);
+        }
+    }
+}
