@@ -7,6 +7,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.FixedRecvByteBufAllocator;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.socket.SocketChannel;
@@ -33,6 +34,12 @@ import java.util.concurrent.TimeUnit;
 public final class ConnectionManager implements AutoCloseable {
     /** Enough queued output for a few 64 KiB messages before a queue pair pauses for writability. */
     private static final WriteBufferWaterMark WATER_MARK = new WriteBufferWaterMark(512 * 1024, 2 * 1024 * 1024);
+    /**
+     * Reads into 64 KiB buffers, not into buffers sized to recent reads: an FPDU split across two
+     * reads must be cumulated (and sliced from a composite, an allocation), and with large buffers
+     * that happens once per 64 KiB at most, not once per small read.
+     */
+    private static final FixedRecvByteBufAllocator READ_BUFFERS = new FixedRecvByteBufAllocator(64 * 1024);
 
     private final TransportKind transport;
     private final EventLoopGroup group;
@@ -78,6 +85,7 @@ public final class ConnectionManager implements AutoCloseable {
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, WATER_MARK)
+                .childOption(ChannelOption.RCVBUF_ALLOCATOR, READ_BUFFERS)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
@@ -107,6 +115,7 @@ public final class ConnectionManager implements AutoCloseable {
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
                 .option(ChannelOption.WRITE_BUFFER_WATER_MARK, WATER_MARK)
+                .option(ChannelOption.RCVBUF_ALLOCATOR, READ_BUFFERS)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, connectTimeout.toMillis()))
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override

@@ -1,12 +1,13 @@
 package io.softrdma.mpa;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.CompositeByteBuf;
+import io.netty.buffer.WrappedByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 import java.util.List;
-import java.util.zip.CRC32C;
 
 /**
  * Finds the FPDUs in the received stream (RFC 5044 §6), checks each one's CRC (§4.4) and Markers
@@ -36,7 +37,7 @@ public final class FpduDecoder extends ByteToMessageDecoder {
 
     private final boolean crcEnabled;
     private final boolean markers;
-    private final CRC32C crc = new CRC32C();
+    private final Crc32c crc = new Crc32c();
     /** Octets received since the first FPDU: where the peer's Markers fall (§4.3). */
     private long streamPosition;
     private long fpdusReceived;
@@ -116,9 +117,7 @@ public final class FpduDecoder extends ByteToMessageDecoder {
             return;
         }
         if (crcEnabled) {
-            crc.reset();
-            Crc32c.update(crc, in, start, wireLength - FpduCodec.CRC_LENGTH);
-            int computed = (int) crc.getValue();
+            int computed = crc.reset().update(in, start, wireLength - FpduCodec.CRC_LENGTH).value();
             int received = FpduCodec.crcLittleEndian(in, start + wireLength - FpduCodec.CRC_LENGTH);
             if (computed != received) {
                 fail(ctx, in, LlpErrorCode.CRC_ERROR, String.format(
@@ -133,7 +132,7 @@ public final class FpduDecoder extends ByteToMessageDecoder {
         int ulpduIndex = start + leading + FpduCodec.LENGTH_FIELD_LENGTH;
         ByteBuf ulpdu = markerInsideUlpdu(fpduStart, ulpduLength, innerMarkers)
                 ? extractAroundMarkers(ctx, in, start, position, fpduStart, ulpduLength)
-                : in.retainedSlice(ulpduIndex, ulpduLength);
+                : retainedSlice(in, ulpduIndex, ulpduLength);
         in.skipBytes(wireLength);
         streamPosition = position + wireLength;
         fpdusReceived++;
@@ -143,6 +142,31 @@ public final class FpduDecoder extends ByteToMessageDecoder {
             firstFpduListener = null;
             listener.run();
         }
+    }
+
+    /**
+     * A retained slice of the cumulation. A slice of a composite is a new object each time, so a ULPDU
+     * that lies within one read buffer is sliced from that buffer itself: a recycled pooled slice. A
+     * read buffer under leak tracking (a {@link WrappedByteBuf}) is sliced through the composite, so
+     * that the tracker sees the release.
+     */
+    private static ByteBuf retainedSlice(ByteBuf in, int index, int length) {
+        if (in instanceof CompositeByteBuf composite && length > 0) {
+            int component = composite.toComponentIndex(index);
+            int offset = index - composite.toByteIndex(component);
+            ByteBuf part = composite.internalComponent(component);
+            // The component is the read buffer itself when it spans all of it, else a slice of it.
+            ByteBuf readBuffer = part.unwrap() == null ? part : part.unwrap();
+            if (!(part instanceof WrappedByteBuf) && !(readBuffer instanceof WrappedByteBuf)
+                    && offset + length <= part.capacity() && part.hasMemoryAddress()
+                    && readBuffer.hasMemoryAddress()) {
+                long readIndex = part.memoryAddress() + offset - readBuffer.memoryAddress();
+                if (readIndex >= 0 && readIndex + length <= readBuffer.capacity()) {
+                    return readBuffer.retainedSlice((int) readIndex, length);
+                }
+            }
+        }
+        return in.retainedSlice(index, length);
     }
 
     /** Whether a Marker falls between the first and the last octet of the ULPDU. */

@@ -6,9 +6,9 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.UnsupportedMessageTypeException;
 import io.netty.util.ReferenceCountUtil;
+import io.softrdma.transport.WriteBarrier;
 import java.nio.channels.ClosedChannelException;
 import java.util.ArrayDeque;
-import java.util.zip.CRC32C;
 
 /**
  * Frames each outgoing ULPDU as one FPDU (RFC 5044 §4): ULPDU_Length, the ULPDU, PAD to a multiple
@@ -20,7 +20,7 @@ import java.util.zip.CRC32C;
  * payload itself and a trailer buffer, all before the caller's flush, so one flush sends each FPDU in
  * one gathering write and TCP segments start on FPDU boundaries (§5.1). With Markers the FPDU is
  * assembled in one buffer (see {@code writeWithMarkers}). The caller's promise completes when the
- * whole FPDU is written.
+ * whole FPDU is written. A {@link WriteBarrier} passes through unframed, in order.
  *
  * <p>A responder's encoder starts closed: RFC 5044 §7.1.2 rule 4 forbids a responder to send any FPDU
  * or Marker before it has received and validated one, so writes are held until
@@ -40,7 +40,7 @@ public final class FpduEncoder extends ChannelDuplexHandler {
 
     private final boolean crcEnabled;
     private final boolean markers;
-    private final CRC32C crc = new CRC32C();
+    private final Crc32c crc = new Crc32c();
     /** Octets sent since the first FPDU: where the next Marker falls (§4.3). */
     private long streamPosition;
     /** Writes held back until the first FPDU arrives (responder only); msg, promise pairs. */
@@ -137,7 +137,8 @@ public final class FpduEncoder extends ChannelDuplexHandler {
             promise.tryFailure(refusal);
             return;
         }
-        if (!(msg instanceof ByteBuf) && !(msg instanceof GatheredUlpdu)) {
+        boolean barrier = msg == WriteBarrier.INSTANCE;
+        if (!(msg instanceof ByteBuf) && !(msg instanceof GatheredUlpdu) && !barrier) {
             ReferenceCountUtil.release(msg);
             promise.setFailure(new UnsupportedMessageTypeException(msg, ByteBuf.class, GatheredUlpdu.class));
             return;
@@ -151,6 +152,11 @@ public final class FpduEncoder extends ChannelDuplexHandler {
             }
             held.add(msg);
             held.add(promise);
+            return;
+        }
+        if (barrier) {
+            // Not an FPDU: it only tells the writer when what came before has left.
+            ctx.write(msg, promise);
             return;
         }
         encode(ctx, msg, promise);
@@ -177,7 +183,11 @@ public final class FpduEncoder extends ChannelDuplexHandler {
         while (!q.isEmpty()) {
             Object msg = q.poll();
             ChannelPromise promise = (ChannelPromise) q.poll();
-            encode(ctx, msg, promise);
+            if (msg == WriteBarrier.INSTANCE) {
+                ctx.write(msg, promise);
+            } else {
+                encode(ctx, msg, promise);
+            }
         }
         ctx.flush();
     }
@@ -256,11 +266,8 @@ public final class FpduEncoder extends ChannelDuplexHandler {
         trailer.writeZero(pad);
         int crcValue = 0;
         if (crcEnabled) {
-            crc.reset();
-            crc.update(bytes, 0, prefixLength);
-            Crc32c.update(crc, payload, payload.readerIndex(), payload.readableBytes());
-            crc.update(ZEROS, 0, pad);
-            crcValue = (int) crc.getValue();
+            crcValue = crc.reset().update(bytes, 0, prefixLength)
+                    .update(payload, payload.readerIndex(), payload.readableBytes()).update(ZEROS, 0, pad).value();
         }
         trailer.writeIntLE(crcValue);
         ctx.write(prefix, quietVoidPromise);
@@ -316,9 +323,7 @@ public final class FpduEncoder extends ChannelDuplexHandler {
             }
             int crcValue = 0;
             if (crcEnabled) {
-                crc.reset();
-                Crc32c.update(crc, fpdu, fpdu.readerIndex(), fpdu.readableBytes());
-                crcValue = (int) crc.getValue();
+                crcValue = crc.reset().update(fpdu, fpdu.readerIndex(), fpdu.readableBytes()).value();
             }
             fpdu.writeIntLE(crcValue);
             streamPosition = p + FpduCodec.CRC_LENGTH;

@@ -10,6 +10,7 @@ import io.softrdma.mpa.MpaNegotiation;
 import io.softrdma.rdmap.ReceivedTerminate;
 import io.softrdma.rdmap.TerminateCause;
 import io.softrdma.rdmap.TerminateException;
+import java.util.List;
 import java.util.Objects;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
@@ -181,7 +182,9 @@ final class DefaultQueuePair implements QueuePair {
             throw new IllegalArgumentException(request.sgl().size() + " scatter/gather entries exceed the maximum of "
                     + config.maxSendSge() + " (QueuePairConfig.maxSendSge)");
         }
-        for (ScatterGatherEntry e : request.sgl()) {
+        List<ScatterGatherEntry> sgl = request.sgl();
+        for (int i = 0; i < sgl.size(); i++) {
+            ScatterGatherEntry e = sgl.get(i);
             checkDomain(e);
         }
         if (request.opcode() == SendWorkRequest.Opcode.RDMA_READ
@@ -208,7 +211,9 @@ final class DefaultQueuePair implements QueuePair {
             throw new IllegalArgumentException(request.sgl().size() + " scatter/gather entries exceed the maximum of "
                     + config.maxReceiveSge() + " (QueuePairConfig.maxReceiveSge)");
         }
-        for (ScatterGatherEntry e : request.sgl()) {
+        List<ScatterGatherEntry> sgl = request.sgl();
+        for (int i = 0; i < sgl.size(); i++) {
+            ScatterGatherEntry e = sgl.get(i);
             checkDomain(e);
         }
         if (receivesOutstanding.incrementAndGet() > config.receiveQueueDepth()) {

@@ -11,6 +11,7 @@ import io.softrdma.rdmap.ReadRequestCodec;
 import io.softrdma.rdmap.TerminateCause;
 import io.softrdma.rdmap.TerminateCode;
 import io.softrdma.rdmap.TerminateCodec;
+import java.util.List;
 
 /**
  * The receive side of a queue pair: validates each incoming DDP segment (RFC 5041 §5–§7, RFC 5040
@@ -317,7 +318,9 @@ final class QueuePairReceiver {
     /** Copies {@code length} octets into the receive's scatter list at message offset {@code offset}. */
     private static boolean scatter(ReceiveWorkRequest wr, long offset, ByteBuf from, int index, int length) {
         long skip = offset;
-        for (ScatterGatherEntry s : wr.sgl()) {
+        List<ScatterGatherEntry> sgl = wr.sgl();
+        for (int i = 0; i < sgl.size(); i++) {
+            ScatterGatherEntry s = sgl.get(i);
             if (length == 0) {
                 return true;
             }

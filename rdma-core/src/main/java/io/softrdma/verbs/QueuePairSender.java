@@ -5,9 +5,11 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelPromise;
 import io.softrdma.ddp.TaggedHeaderCodec;
 import io.softrdma.ddp.UntaggedHeaderCodec;
+import io.softrdma.mpa.FpduEncoder;
 import io.softrdma.mpa.GatheredUlpdu;
 import io.softrdma.rdmap.RdmapError;
 import io.softrdma.rdmap.RdmapOpcode;
@@ -15,6 +17,9 @@ import io.softrdma.rdmap.ReadRequestCodec;
 import io.softrdma.rdmap.TerminateCause;
 import io.softrdma.rdmap.TerminateCode;
 import io.softrdma.rdmap.TerminateCodec;
+import io.softrdma.transport.PipelineNames;
+import io.softrdma.transport.WriteBarrier;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -28,9 +33,10 @@ import java.util.concurrent.TimeUnit;
  *   <li>Each segment's payload is a slice of registered memory (no copy) no longer than the MULPDU
  *       allows, and never spans two scatter/gather entries, so no composite buffer is needed.
  *   <li>Writing stops while the channel is not writable and resumes when it is again.
- *   <li>One promise per flush: when it succeeds, every Send and Write fully written before it is
- *       complete (§5.5 rule 14). A Read waits for its Read Response; it may be sent only while fewer
- *       than ORD Reads are outstanding (§6.1), and the send queue waits behind it.
+ *   <li>A flush that hands everything to TCP completes the Sends and Writes in it at once (§5.5 rule
+ *       14); one that leaves bytes queued completes them through a {@link WriteBarrier}'s promise. A
+ *       Read waits for its Read Response; it may be sent only while fewer than ORD Reads are
+ *       outstanding (§6.1), and the send queue waits behind it.
  * </ul>
  *
  * <p>Note: event loop only.
@@ -45,6 +51,7 @@ final class QueuePairSender {
 
     private final DefaultQueuePair qp;
     private ChannelHandlerContext ctx;
+    private FpduEncoder encoder;
     private ChannelPromise voidPromise;
     private int taggedPayload;
     private int untaggedPayload;
@@ -73,6 +80,7 @@ final class QueuePairSender {
 
     void attach(ChannelHandlerContext ctx, int mulpdu) {
         this.ctx = ctx;
+        this.encoder = (FpduEncoder) ctx.pipeline().get(PipelineNames.FPDU_ENCODER);
         this.voidPromise = ctx.channel().unsafe().voidPromise();
         this.taggedPayload = mulpdu - TaggedHeaderCodec.LENGTH;
         this.untaggedPayload = mulpdu - UntaggedHeaderCodec.LENGTH;
@@ -156,7 +164,9 @@ final class QueuePairSender {
      * fails and, as RFC 5040 §7.1 rule 1 asks, a Terminate is sent instead of it.
      */
     private boolean localMemoryValid(SendQueueEntry e) {
-        for (ScatterGatherEntry s : e.wr.sgl()) {
+        List<ScatterGatherEntry> sgl = e.wr.sgl();
+        for (int i = 0; i < sgl.size(); i++) {
+            ScatterGatherEntry s = sgl.get(i);
             if (!s.region().isValid()) {
                 e.finish(WorkCompletionStatus.LOCAL_PROTECTION_ERROR);
                 qp.sqNext++;
@@ -284,23 +294,42 @@ final class QueuePairSender {
         this.deferFlush = defer;
     }
 
-    /** Writes the last segment with the batch's promise (if it completes any request) and flushes. */
+    /**
+     * Writes the last segment and flushes. If that completes Sends or Writes (§5.5 rule 14: once TCP
+     * took them), they complete at once when the flush handed everything to TCP — the usual case, at
+     * no cost — and otherwise when a {@link WriteBarrier} written after them is, which costs a promise.
+     */
     void flush() {
         GatheredUlpdu last = pending;
         if (last == null || deferFlush) {
             return;
         }
         pending = null;
-        if (emittedUpTo > promisedUpTo) {
-            ChannelPromise promise = ctx.newPromise();
-            batches[batchTail++ % batches.length] = emittedUpTo;
-            promisedUpTo = emittedUpTo;
-            promise.addListener(batchListener);
-            ctx.write(last, promise);
-        } else {
-            ctx.write(last, voidPromise);
-        }
+        ctx.write(last, voidPromise);
         ctx.flush();
+        if (emittedUpTo > promisedUpTo) {
+            long upTo = emittedUpTo;
+            promisedUpTo = upTo;
+            if (batchHead == batchTail && allHandedToTcp()) {
+                qp.enter();
+                try {
+                    qp.sendsWritten(upTo);
+                } finally {
+                    qp.exit();
+                }
+            } else {
+                ChannelPromise promise = ctx.newPromise();
+                batches[batchTail++ % batches.length] = upTo;
+                promise.addListener(batchListener);
+                ctx.writeAndFlush(WriteBarrier.INSTANCE, promise);
+            }
+        }
+    }
+
+    /** Whether every octet written so far has left the channel for TCP (none held, none queued). */
+    private boolean allHandedToTcp() {
+        ChannelOutboundBuffer out = ctx.channel().unsafe().outboundBuffer();
+        return out != null && out.totalPendingWriteBytes() == 0 && out.isEmpty() && (encoder == null || !encoder.isHolding());
     }
 
     private void batchWritten(ChannelFuture future) {

@@ -37,6 +37,12 @@ public final class PerfMain {
     }
 
     public static void main(String[] args) throws Exception {
+        if (System.getProperty("io.netty.recycler.chunkSize") == null) {
+            // Netty keeps 32 recycled objects per thread at hand and allocates a queue chunk for each
+            // 32 beyond; a writev that completes hundreds of writes at once goes far beyond. Both
+            // SoftRDMA and the raw TCP reference run with the larger batch (docs/benchmarks.md).
+            System.setProperty("io.netty.recycler.chunkSize", "256");
+        }
         if (System.getProperty("io.netty.leakDetection.level") == null) {
             // Sampled leak records capture stack traces: not what a measurement should include.
             ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.DISABLED);
@@ -142,17 +148,17 @@ public final class PerfMain {
         Budget budget = bandwidthBudget(options);
         AtomicLong progress = new AtomicLong();
         Measured bw;
-        ThreadCpu clientCpu;
-        ThreadCpu serverCpu;
+        ThreadUsage clientUsage;
+        ThreadUsage serverUsage;
         try (Progress p = Progress.start(showProgress(options), label + " bandwidth", budget, progress)) {
-            clientCpu = ThreadCpu.start(CLIENT_THREADS);
-            serverCpu = ThreadCpu.start(SERVER_THREADS);
+            clientUsage = ThreadUsage.start(CLIENT_THREADS);
+            serverUsage = ThreadUsage.start(SERVER_THREADS);
             bw = client.bandwidth(test, size, warmup, budget, progress, () -> {
-                clientCpu.restart();
-                serverCpu.restart();
+                clientUsage.restart();
+                serverUsage.restart();
             });
         }
-        double[] cpu = {clientCpu.utilization(), options.connect() == null ? serverCpu.utilization() : Double.NaN};
+        Usage usage = Usage.of(clientUsage, options.connect() == null ? serverUsage : null, bw);
         long roundTrips = options.latencyRoundTrips();
         int latencyWarmup = (int) Math.min(LATENCY_WARMUP, roundTrips);
         long[] rtts;
@@ -161,7 +167,7 @@ public final class PerfMain {
                 Budget.of(latencyWarmup + roundTrips), latProgress)) {
             rtts = client.latency(test, size, roundTrips, latencyWarmup, latProgress);
         }
-        return result(test.wireName(), size, bw, rtts, cpu);
+        return result(test.wireName(), size, bw, rtts, usage);
     }
 
     /**
@@ -175,21 +181,21 @@ public final class PerfMain {
         Budget warmup = Budget.of(options.warmup());
         AtomicLong progress = new AtomicLong();
         Measured bw;
-        ThreadCpu clientCpu;
-        ThreadCpu serverCpu;
+        ThreadUsage clientUsage;
+        ThreadUsage serverUsage;
         try (Progress p = Progress.start(showProgress(options), label + " bandwidth", budget, progress)) {
-            clientCpu = ThreadCpu.start(Loopback.CLIENT_THREADS);
-            serverCpu = ThreadCpu.start(Loopback.SERVER_THREADS);
+            clientUsage = ThreadUsage.start(Loopback.CLIENT_THREADS);
+            serverUsage = ThreadUsage.start(Loopback.SERVER_THREADS);
             Runnable measuring = () -> {
-                clientCpu.restart();
-                serverCpu.restart();
+                clientUsage.restart();
+                serverUsage.restart();
             };
             bw = test == Test.READ
                     ? TcpBaseline.requestResponse(tcp, payload, READ_REQUEST, size, warmup, budget, options.rate(),
                             RdmaPerfClient.WINDOW, null, progress, measuring)
                     : TcpBaseline.stream(tcp, payload, size, warmup, budget, options.rate(), progress, measuring);
         }
-        double[] cpu = {clientCpu.utilization(), serverCpu.utilization()};
+        Usage usage = Usage.of(clientUsage, serverUsage, bw);
         long roundTrips = options.latencyRoundTrips();
         int latencyWarmup = (int) Math.min(LATENCY_WARMUP, roundTrips);
         long[] rtts = new long[(int) roundTrips];
@@ -201,7 +207,7 @@ public final class PerfMain {
         TcpBaseline.requestResponse(tcp, payload, request, response, Budget.of(latencyWarmup), Budget.of(roundTrips),
                 options.rate(), 1, rtts, new AtomicLong(), () -> { });
         Arrays.sort(rtts);
-        return result("tcp-" + test.wireName(), size, bw, rtts, cpu);
+        return result("tcp-" + test.wireName(), size, bw, rtts, usage);
     }
 
     private static PerfResult print(PrintStream out, PerfOptions options, PerfResult r) {
@@ -219,10 +225,24 @@ public final class PerfMain {
         return options.iterations() > 0 ? Budget.of(options.iterations()) : Budget.of(options.duration());
     }
 
-    private static PerfResult result(String test, int size, Measured bw, long[] sortedRtts, double[] cpu) {
+    /** What the event loops used in a bandwidth phase: CPU per side, heap octets per operation. */
+    private record Usage(double clientCpu, double serverCpu, double allocatedPerOperation) {
+        static Usage of(ThreadUsage client, ThreadUsage server, Measured bw) {
+            long allocated = client.allocated();
+            if (server != null && allocated >= 0) {
+                long s = server.allocated();
+                allocated = s < 0 ? -1 : allocated + s;
+            }
+            return new Usage(client.utilization(), server == null ? Double.NaN : server.utilization(),
+                    allocated < 0 ? Double.NaN : (double) allocated / bw.operations());
+        }
+    }
+
+    private static PerfResult result(String test, int size, Measured bw, long[] sortedRtts, Usage usage) {
         double seconds = bw.nanos() / 1e9;
         return new PerfResult(test, size, bw.operations(), (double) size * bw.operations() / seconds / (1024 * 1024),
                 bw.operations() / seconds, sortedRtts[sortedRtts.length / 2] / 1e3,
-                sortedRtts[(int) Math.min(sortedRtts.length - 1, sortedRtts.length * 99L / 100)] / 1e3, cpu[0], cpu[1]);
+                sortedRtts[(int) Math.min(sortedRtts.length - 1, sortedRtts.length * 99L / 100)] / 1e3,
+                usage.clientCpu(), usage.serverCpu(), usage.allocatedPerOperation());
     }
 }

@@ -13,7 +13,9 @@ package io.softrdma.samples.perf;
  * @param p99Micros 99th percentile of that latency, in µs
  * @param clientCpu the client event loop's CPU use in the bandwidth phase, in cores (1.0 = one busy core)
  * @param serverCpu the same for the server's event loop; NaN when the server runs in another process
+ * @param allocatedPerOperation heap octets the event loops (both, in loopback mode) allocated per
+ *     operation in the bandwidth phase, including Netty's own; NaN when not measurable
  */
 record PerfResult(String test, int size, long iterations, double mibPerSecond, double messagesPerSecond,
-        double p50Micros, double p99Micros, double clientCpu, double serverCpu) {
+        double p50Micros, double p99Micros, double clientCpu, double serverCpu, double allocatedPerOperation) {
 }

@@ -108,6 +108,7 @@ final class RdmaPerfClient {
         /** Sends posted by earlier runs on this connection: the server's running count includes them. */
         long sendsBefore;
         private volatile Run current;
+        private final CompletionQueue.Handler dispatcher = this::dispatch;
         /** Set before the queue pair closes: receives completing after it are not reposted. */
         private volatile boolean closing;
 
@@ -144,11 +145,11 @@ final class RdmaPerfClient {
         /** Polls everything, re-arms, and polls again for what arrived in between. */
         private void drain() {
             do {
-                while (cq.poll(this::dispatch, 64) > 0) {
+                while (cq.poll(dispatcher, 64) > 0) {
                     // keep polling
                 }
                 cq.requestNotification(false);
-            } while (cq.poll(this::dispatch, 64) > 0);
+            } while (cq.poll(dispatcher, 64) > 0);
         }
 
         private void dispatch(WorkCompletion c) {

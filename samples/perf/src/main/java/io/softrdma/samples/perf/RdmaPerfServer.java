@@ -81,6 +81,8 @@ final class RdmaPerfServer implements AutoCloseable {
         final int credits;
         final SendWorkRequest reply;
         final MemoryRegion creditCount;
+        private final SendWorkRequest credit;
+        private final SendWorkRequest signaledCredit;
         private long received;
         private int sinceCredit;
         private int sentCredits;
@@ -115,6 +117,8 @@ final class RdmaPerfServer implements AutoCloseable {
             this.control = pd.allocate(replySize, Access.of(Access.LOCAL_WRITE));
             this.reply = SendWorkRequest.send(0, ScatterGatherEntry.of(control)).unsignaled();
             this.creditCount = pd.allocate(CONTROL, Access.of(Access.LOCAL_WRITE));
+            this.signaledCredit = SendWorkRequest.send(1, ScatterGatherEntry.of(creditCount));
+            this.credit = signaledCredit.unsignaled();
             cq.setListener(q -> drain());
             cq.requestNotification(false);
         }
@@ -149,8 +153,8 @@ final class RdmaPerfServer implements AutoCloseable {
                     sinceCredit = 0;
                     creditCount.buffer().setLong(0, received);
                     sentCredits++;
-                    SendWorkRequest credit = SendWorkRequest.send(sentCredits, ScatterGatherEntry.of(creditCount));
-                    qp.postSend(sentCredits % 64 == 0 ? credit : credit.unsignaled());
+                    // Every 64th signaled, so that the send queue's slots are reclaimed in batches too.
+                    qp.postSend(sentCredits % 64 == 0 ? signaledCredit : credit);
                 }
             } else {
                 // Echo (send latency) or acknowledgement (write).

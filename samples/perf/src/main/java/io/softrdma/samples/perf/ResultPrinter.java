@@ -12,10 +12,11 @@ final class ResultPrinter {
     static void printJson(PrintStream out, PerfResult r, PerfOptions o) {
         out.println(String.format(Locale.ROOT,
                 "{\"test\":\"%s\",\"size\":%d,\"iterations\":%d,\"MiBps\":%.2f,\"msgsPerSec\":%.1f,"
-                        + "\"p50us\":%s,\"p99us\":%s,\"clientCpu\":%s,\"serverCpu\":%s,\"crc\":%b,\"markers\":%b,"
+                        + "\"p50us\":%s,\"p99us\":%s,\"clientCpu\":%s,\"serverCpu\":%s,\"allocBytesPerOp\":%s,"
+                        + "\"crc\":%b,\"markers\":%b,"
                         + "\"transport\":\"%s\"}",
                 r.test(), r.size(), r.iterations(), r.mibPerSecond(), r.messagesPerSecond(), num(r.p50Micros()),
-                num(r.p99Micros()), cpu(r.clientCpu()), cpu(r.serverCpu()), o.crc(), o.markers(), o.transport().name().toLowerCase(Locale.ROOT)));
+                num(r.p99Micros()), cpu(r.clientCpu()), cpu(r.serverCpu()), num(r.allocatedPerOperation()), o.crc(), o.markers(), o.transport().name().toLowerCase(Locale.ROOT)));
         out.flush();
     }
 
@@ -32,8 +33,9 @@ final class ResultPrinter {
                 + " %d operations in flight, latency one at a time%n",
                 o.transport().name().toLowerCase(Locale.ROOT), o.crc() ? "on" : "off", o.markers() ? "on" : "off",
                 System.getProperty("java.version"), RdmaPerfClient.WINDOW);
-        String header = String.format(Locale.ROOT, "%-10s %9s %11s %10s %12s %9s %9s %9s %9s %11s", "test",
-                "size", "iterations", "MiB/s", "msgs/s", "p50 us", "p99 us", "bw/TCP", "lat/TCP", "cpu cli/srv");
+        String header = String.format(Locale.ROOT, "%-10s %9s %11s %10s %12s %9s %9s %9s %9s %11s %6s", "test",
+                "size", "iterations", "MiB/s", "msgs/s", "p50 us", "p99 us", "bw/TCP", "lat/TCP", "cpu cli/srv",
+                "B/op");
         out.println(header);
         out.println("-".repeat(header.length()));
         for (PerfResult r : results) {
@@ -46,9 +48,10 @@ final class ResultPrinter {
                     lat = String.format(Locale.ROOT, "%.2fx", r.p50Micros() / tcp.p50Micros());
                 }
             }
-            out.printf(Locale.ROOT, "%-10s %9s %11d %10.1f %12.0f %9s %9s %9s %9s %11s%n", r.test(),
+            out.printf(Locale.ROOT, "%-10s %9s %11d %10.1f %12.0f %9s %9s %9s %9s %11s %6s%n", r.test(),
                     size(r.size()), r.iterations(), r.mibPerSecond(), r.messagesPerSecond(), cell(r.p50Micros()),
-                    cell(r.p99Micros()), bw, lat, percent(r.clientCpu()) + "/" + percent(r.serverCpu()));
+                    cell(r.p99Micros()), bw, lat, percent(r.clientCpu()) + "/" + percent(r.serverCpu()),
+                    cell(r.allocatedPerOperation()));
         }
         out.flush();
     }

@@ -1,0 +1,175 @@
+package io.softrdma.verbs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.netty.util.ResourceLeakDetector;
+import io.netty.util.concurrent.EventExecutor;
+import io.softrdma.mpa.MpaSettings;
+import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * No allocation per message on the hot path, end to end: after warm-up, RDMA Writes, Sends (with
+ * their receives reposted) and RDMA Reads of 64 octets, kept 8 in flight by completion callbacks with
+ * prebuilt work requests, allocate (next to) no heap memory on either side's event loop: segmenting,
+ * framing, CRC, deframing, placement, completion — and Netty's own work for it.
+ *
+ * <p>Measured with the JVM's per-thread allocation counter over both event loops, without leak
+ * tracking (whose records are allocation themselves). Eight in flight, because Netty's recycler keeps
+ * 32 released objects per thread at hand and allocates for bursts beyond that (as a writev that
+ * completes hundreds of writes at once causes; docs/benchmarks.md).
+ */
+class SteadyStateVerbsAllocationTest {
+    private static final int WINDOW = 8;
+    private static final int WARMUP = 60_000;
+    private static final int MEASURED = 40_000;
+    private static final int SIZE = 64;
+    private static ResourceLeakDetector.Level saved;
+
+    enum Operation { WRITE, SEND, READ }
+
+    @BeforeAll
+    static void untracked() {
+        saved = ResourceLeakDetector.getLevel();
+        ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.DISABLED);
+    }
+
+    @AfterAll
+    static void restore() {
+        ResourceLeakDetector.setLevel(saved);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Operation.class)
+    void steadyStateAllocatesNothingPerOperation(Operation operation) throws Exception {
+        try (Loopback lb = new Loopback(MpaSettings.defaults(), c -> c.withSendQueueDepth(64),
+                c -> c.withReceiveQueueDepth(64))) {
+            MemoryRegion local = lb.client.allocate(SIZE, Access.LOCAL_WRITE);
+            MemoryRegion remote = lb.server.allocate(SIZE, Access.LOCAL_WRITE, Access.REMOTE_WRITE,
+                    Access.REMOTE_READ);
+            ScatterGatherEntry all = ScatterGatherEntry.of(local);
+            SendWorkRequest request = switch (operation) {
+                case WRITE -> SendWorkRequest.write(1, remote.advertise(), all);
+                case SEND -> SendWorkRequest.send(1, all);
+                case READ -> SendWorkRequest.read(1, all, remote.stag(), remote.baseTaggedOffset());
+            };
+            MemoryRegion receiveBuffers = lb.server.allocate(SIZE * 64, Access.LOCAL_WRITE);
+            ReceiveWorkRequest[] receives = new ReceiveWorkRequest[64];
+            for (int i = 0; i < receives.length; i++) {
+                receives[i] = ReceiveWorkRequest.of(i, new ScatterGatherEntry(receiveBuffers, (long) SIZE * i, SIZE));
+                lb.server.qp.postReceive(receives[i]);
+            }
+            // The server reposts each receive as it completes.
+            java.util.concurrent.atomic.AtomicBoolean measuring = new java.util.concurrent.atomic.AtomicBoolean(true);
+            CompletionQueue.Handler repost = c -> {
+                if (c.isSuccess() && measuring.get()) {
+                    lb.server.qp.postReceive(receives[(int) c.wrId()]);
+                }
+            };
+            lb.server.cq.setListener(q -> {
+                do {
+                    while (q.poll(repost, 64) > 0) {
+                        // keep polling
+                    }
+                    q.requestNotification(false);
+                } while (q.poll(repost, 64) > 0);
+            });
+            lb.server.cq.requestNotification(false);
+
+            Driver driver = new Driver(lb.client.qp, lb.client.cq, request);
+            driver.run(lb, WARMUP);
+            long[] threads = eventLoopThreads(lb);
+            long before = allocated(threads);
+            driver.run(lb, MEASURED);
+            double perOperation = (double) (allocated(threads) - before) / MEASURED;
+            measuring.set(false);
+            System.out.printf("%s of %d octets, %d in flight: %.2f heap octets allocated per operation%n", operation,
+                    SIZE, WINDOW, perOperation);
+            assertThat(perOperation).as("heap octets allocated per %s of %d octets on both event loops", operation,
+                    SIZE).isLessThan(2.0);
+        }
+    }
+
+    /** Keeps {@link #WINDOW} operations in flight from the client's completion callback. */
+    private static final class Driver implements CompletionQueue.Handler {
+        private final QueuePair qp;
+        private final CompletionQueue cq;
+        private final SendWorkRequest request;
+        private volatile CompletableFuture<Void> done;
+        private long posted;
+        private long completed;
+        private long total;
+
+        Driver(QueuePair qp, CompletionQueue cq, SendWorkRequest request) {
+            this.qp = qp;
+            this.cq = cq;
+            this.request = request;
+            cq.setListener(q -> {
+                do {
+                    while (q.poll(this, 64) > 0) {
+                        // keep polling
+                    }
+                    q.requestNotification(false);
+                } while (q.poll(this, 64) > 0);
+            });
+        }
+
+        void run(Loopback lb, long operations) throws Exception {
+            CompletableFuture<Void> finished = new CompletableFuture<>();
+            lb.client.connection.channel().eventLoop().submit(() -> {
+                done = finished;
+                posted = 0;
+                completed = 0;
+                total = operations;
+                cq.requestNotification(false);
+                post();
+            }).get(5, TimeUnit.SECONDS);
+            finished.get(60, TimeUnit.SECONDS);
+        }
+
+        private void post() {
+            while (posted < total && posted - completed < WINDOW) {
+                qp.postSend(request);
+                posted++;
+            }
+        }
+
+        @Override
+        public void onCompletion(WorkCompletion c) {
+            if (!c.isSuccess()) {
+                done.completeExceptionally(new AssertionError(c.copy().toString()));
+                return;
+            }
+            if (++completed == total) {
+                done.complete(null);
+            } else {
+                post();
+            }
+        }
+    }
+
+    private static long[] eventLoopThreads(Loopback lb) throws Exception {
+        List<Long> ids = new ArrayList<>();
+        for (EventExecutor e : lb.cm.eventLoopGroup()) {
+            ids.add(e.submit(() -> Thread.currentThread().getId()).get(5, TimeUnit.SECONDS));
+        }
+        return ids.stream().mapToLong(Long::longValue).toArray();
+    }
+
+    private static long allocated(long[] threads) {
+        com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        long sum = 0;
+        for (long bytes : mx.getThreadAllocatedBytes(threads)) {
+            sum += bytes;
+        }
+        return sum;
+    }
+}
