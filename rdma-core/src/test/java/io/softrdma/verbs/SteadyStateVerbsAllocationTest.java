@@ -2,17 +2,16 @@ package io.softrdma.verbs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.netty.util.ResourceLeakDetector;
 import io.netty.util.concurrent.EventExecutor;
 import io.softrdma.mpa.MpaSettings;
+import io.softrdma.testing.WithoutLeakTracking;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -27,25 +26,14 @@ import org.junit.jupiter.params.provider.EnumSource;
  * 32 released objects per thread at hand and allocates for bursts beyond that (as a writev that
  * completes hundreds of writes at once causes; docs/benchmarks.md).
  */
+@ExtendWith(WithoutLeakTracking.class)
 class SteadyStateVerbsAllocationTest {
     private static final int WINDOW = 8;
     private static final int WARMUP = 60_000;
     private static final int MEASURED = 40_000;
     private static final int SIZE = 64;
-    private static ResourceLeakDetector.Level saved;
 
     enum Operation { WRITE, SEND, READ }
-
-    @BeforeAll
-    static void untracked() {
-        saved = ResourceLeakDetector.getLevel();
-        ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.DISABLED);
-    }
-
-    @AfterAll
-    static void restore() {
-        ResourceLeakDetector.setLevel(saved);
-    }
 
     @ParameterizedTest
     @EnumSource(Operation.class)

@@ -2,13 +2,12 @@ package io.softrdma.verbs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.netty.util.ResourceLeakDetector;
 import io.softrdma.mpa.MpaSettings;
+import io.softrdma.testing.WithoutLeakTracking;
 import java.util.Random;
 import java.util.function.UnaryOperator;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The receive path as it runs in production, without leak tracking: there the decoder slices a ULPDU
@@ -16,20 +15,8 @@ import org.junit.jupiter.api.Test;
  * leak-tracking wrappers (every other test runs at PARANOID) turn off. Messages of sizes that split
  * FPDUs across reads at every offset must arrive intact, with CRC on.
  */
+@ExtendWith(WithoutLeakTracking.class)
 class UntrackedBuffersLoopbackTest {
-    private static ResourceLeakDetector.Level saved;
-
-    @BeforeAll
-    static void untracked() {
-        saved = ResourceLeakDetector.getLevel();
-        ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.DISABLED);
-    }
-
-    @AfterAll
-    static void restore() {
-        ResourceLeakDetector.setLevel(saved);
-    }
-
     @Test
     void writesAndSendsArriveIntactWhenReadBuffersAreSlicedDirectly() throws Exception {
         Random random = new Random(5044);

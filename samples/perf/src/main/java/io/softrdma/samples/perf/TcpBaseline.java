@@ -126,33 +126,87 @@ final class TcpBaseline {
         server.close().syncUninterruptibly();
     }
 
-    private static final class Sender extends ChannelInboundHandlerAdapter {
-        private final ByteBuf payload;
-        private final int size;
+    /**
+     * A client that runs a warm-up phase (unless empty) and then the measured one on its connection,
+     * each for its budget, paced when a rate is given.
+     */
+    private abstract static class PhasedClient extends ChannelInboundHandlerAdapter {
         private final Budget[] phases;
-        private final AtomicLong progress;
+        private final double rate;
+        private final int pacedSize;
         private final Runnable measuring;
         private final CompletableFuture<Long> elapsed;
-        private final double rate;
-        private ChannelHandlerContext ctx;
-        private Pacer pacer;
+        ChannelHandlerContext ctx;
+        Pacer pacer;
         private int phase;
+        private long start;
+        long deadline;
+
+        PhasedClient(Budget warmup, Budget budget, double rate, int pacedSize, Runnable measuring,
+                CompletableFuture<Long> elapsed) {
+            this.phases = warmup.isEmpty() ? new Budget[] {budget} : new Budget[] {warmup, budget};
+            this.rate = rate;
+            this.pacedSize = pacedSize;
+            this.measuring = measuring;
+            this.elapsed = elapsed;
+        }
+
+        @Override
+        public void channelActive(ChannelHandlerContext ctx) {
+            this.ctx = ctx;
+            this.pacer = new Pacer(rate, pacedSize, ctx.executor(), this::proceed);
+            begin();
+        }
+
+        private void begin() {
+            if (measured()) {
+                measuring.run();
+            }
+            start = System.nanoTime();
+            deadline = phases[phase].deadline(start);
+            pacer.start(start);
+            startPhase(phases[phase]);
+        }
+
+        boolean measured() {
+            return phase == phases.length - 1;
+        }
+
+        /** The current phase is over: the next begins, or the run ends. */
+        void phaseDone() {
+            if (++phase < phases.length) {
+                begin();
+            } else {
+                elapsed.complete(System.nanoTime() - start);
+            }
+        }
+
+        boolean pastDeadline() {
+            return System.nanoTime() - deadline >= 0;
+        }
+
+        /** Resets the counters for a phase of this budget and starts it. */
+        abstract void startPhase(Budget budget);
+
+        /** Sends what may be sent now. */
+        abstract void proceed();
+    }
+
+    private static final class Sender extends PhasedClient {
+        private final ByteBuf payload;
+        private final int size;
+        private final AtomicLong progress;
         /** This phase's messages: fixed (whole batches), or unbounded until a timed phase's deadline. */
         long iterations;
         private long sent;
         private long acknowledged;
-        private long start;
-        private long deadline;
 
         Sender(ByteBuf payload, int size, Budget warmup, Budget budget, double rate, AtomicLong progress,
                 Runnable measuring, CompletableFuture<Long> elapsed) {
+            super(warmup, budget, rate, size, measuring, elapsed);
             this.payload = payload;
             this.size = size;
-            this.rate = rate;
-            this.measuring = measuring;
-            this.phases = warmup.isEmpty() ? new Budget[] {budget} : new Budget[] {warmup, budget};
             this.progress = progress;
-            this.elapsed = elapsed;
         }
 
         private static long roundUp(long n) {
@@ -160,28 +214,16 @@ final class TcpBaseline {
         }
 
         @Override
-        public void channelActive(ChannelHandlerContext ctx) {
-            this.ctx = ctx;
-            this.pacer = new Pacer(rate, size, ctx.executor(), this::pump);
-            begin();
-        }
-
-        private void begin() {
-            if (phase == phases.length - 1) {
-                measuring.run();
-            }
-            Budget b = phases[phase];
+        void startPhase(Budget b) {
             iterations = b.timed() ? Long.MAX_VALUE : roundUp(b.iterations());
             sent = 0;
             acknowledged = 0;
-            start = System.nanoTime();
-            deadline = b.deadline(start);
-            pacer.start(start);
-            pump();
+            proceed();
         }
 
-        private void pump() {
-            if (iterations == Long.MAX_VALUE && System.nanoTime() - deadline >= 0) {
+        @Override
+        void proceed() {
+            if (iterations == Long.MAX_VALUE && pastDeadline()) {
                 iterations = roundUp(sent + 1);
             }
             while (sent < iterations && ctx.channel().isWritable() && pacer.mayStart(sent)) {
@@ -194,7 +236,7 @@ final class TcpBaseline {
         @Override
         public void channelWritabilityChanged(ChannelHandlerContext ctx) {
             if (ctx.channel().isWritable() && this.ctx != null) {
-                pump();
+                proceed();
             }
         }
 
@@ -203,83 +245,55 @@ final class TcpBaseline {
             ByteBuf b = (ByteBuf) msg;
             acknowledged += (long) b.readableBytes() * BATCH;
             b.release();
-            if (phase == phases.length - 1) {
+            if (measured()) {
                 progress.set(acknowledged);
             }
             if (acknowledged >= iterations) {
-                if (++phase < phases.length) {
-                    begin();
-                } else {
-                    elapsed.complete(System.nanoTime() - start);
-                }
+                phaseDone();
             } else if (iterations == Long.MAX_VALUE) {
                 // Check the deadline even while the channel stays writable.
-                pump();
+                proceed();
             }
         }
     }
 
-    private static final class Requester extends ChannelInboundHandlerAdapter {
+    private static final class Requester extends PhasedClient {
         private final ByteBuf payload;
         private final int requestSize;
         private final int responseSize;
-        private final Budget[] phases;
         private final int window;
         private final long[] rtts;
         private final AtomicLong progress;
-        private final Runnable measuring;
-        private final CompletableFuture<Long> elapsed;
-        private final double rate;
-        private ChannelHandlerContext ctx;
-        private Pacer pacer;
-        private int phase;
         /** This phase's exchanges: fixed, or unbounded until a timed phase's deadline. */
         long total;
         private long sent;
         private long answered;
         private long received;
-        private long start;
-        private long deadline;
         private long sentAt;
 
         Requester(ByteBuf payload, int requestSize, int responseSize, Budget warmup, Budget budget, double rate,
                 int window, long[] rtts, AtomicLong progress, Runnable measuring, CompletableFuture<Long> elapsed) {
+            // Paced by what the requests ask for: the responses.
+            super(warmup, budget, rate, responseSize, measuring, elapsed);
             this.payload = payload;
-            this.rate = rate;
-            this.measuring = measuring;
             this.requestSize = requestSize;
             this.responseSize = responseSize;
-            this.phases = warmup.isEmpty() ? new Budget[] {budget} : new Budget[] {warmup, budget};
             this.window = window;
             this.rtts = rtts;
             this.progress = progress;
-            this.elapsed = elapsed;
         }
 
         @Override
-        public void channelActive(ChannelHandlerContext ctx) {
-            this.ctx = ctx;
-            // Paced by what the requests ask for: the responses.
-            this.pacer = new Pacer(rate, responseSize, ctx.executor(), this::send);
-            begin();
-        }
-
-        private void begin() {
-            if (phase == phases.length - 1) {
-                measuring.run();
-            }
-            Budget b = phases[phase];
+        void startPhase(Budget b) {
             total = b.timed() ? Long.MAX_VALUE : b.iterations();
             sent = 0;
             answered = 0;
-            start = System.nanoTime();
-            deadline = b.deadline(start);
-            pacer.start(start);
-            send();
+            proceed();
         }
 
-        private void send() {
-            if (total == Long.MAX_VALUE && System.nanoTime() - deadline >= 0) {
+        @Override
+        void proceed() {
+            if (total == Long.MAX_VALUE && pastDeadline()) {
                 total = sent;
             }
             while (sent < total && sent - answered < window && pacer.mayStart(sent)) {
@@ -298,7 +312,7 @@ final class TcpBaseline {
             boolean any = false;
             while (received >= responseSize) {
                 received -= responseSize;
-                if (rtts != null && phase == phases.length - 1) {
+                if (rtts != null && measured()) {
                     rtts[(int) answered] = System.nanoTime() - sentAt;
                 }
                 answered++;
@@ -307,16 +321,12 @@ final class TcpBaseline {
             if (!any) {
                 return;
             }
-            if (phase == phases.length - 1) {
+            if (measured()) {
                 progress.set(answered);
             }
-            send();
+            proceed();
             if (answered == total) {
-                if (++phase < phases.length) {
-                    begin();
-                } else {
-                    elapsed.complete(System.nanoTime() - start);
-                }
+                phaseDone();
             }
         }
     }
