@@ -150,12 +150,14 @@ public final class PerfMain {
         Measured bw;
         ThreadUsage clientUsage;
         ThreadUsage serverUsage;
-        try (Progress p = Progress.start(showProgress(options), label + " bandwidth", budget, progress)) {
+        try (Progress p = Progress.start(showProgress(options), label + " bandwidth", budget, progress,
+                warmup.isEmpty())) {
             clientUsage = ThreadUsage.start(CLIENT_THREADS);
             serverUsage = ThreadUsage.start(SERVER_THREADS);
             bw = client.bandwidth(test, size, warmup, budget, progress, () -> {
                 clientUsage.restart();
                 serverUsage.restart();
+                p.measuring();
             });
         }
         Usage usage = Usage.of(clientUsage, options.connect() == null ? serverUsage : null, bw);
@@ -164,7 +166,7 @@ public final class PerfMain {
         long[] rtts;
         AtomicLong latProgress = new AtomicLong();
         try (Progress p = Progress.start(showProgress(options), label + " latency",
-                Budget.of(latencyWarmup + roundTrips), latProgress)) {
+                Budget.of(latencyWarmup + roundTrips), latProgress, true)) {
             rtts = client.latency(test, size, roundTrips, latencyWarmup, latProgress);
         }
         return result(test.wireName(), size, bw, rtts, usage);
@@ -183,12 +185,14 @@ public final class PerfMain {
         Measured bw;
         ThreadUsage clientUsage;
         ThreadUsage serverUsage;
-        try (Progress p = Progress.start(showProgress(options), label + " bandwidth", budget, progress)) {
+        try (Progress p = Progress.start(showProgress(options), label + " bandwidth", budget, progress,
+                warmup.isEmpty())) {
             clientUsage = ThreadUsage.start(Loopback.CLIENT_THREADS);
             serverUsage = ThreadUsage.start(Loopback.SERVER_THREADS);
             Runnable measuring = () -> {
                 clientUsage.restart();
                 serverUsage.restart();
+                p.measuring();
             };
             bw = test == Test.READ
                     ? TcpBaseline.requestResponse(tcp, payload, READ_REQUEST, size, warmup, budget, options.rate(),

@@ -10,7 +10,8 @@ final class Progress implements AutoCloseable {
     private final Budget budget;
     private final AtomicLong done;
     private final Thread thread;
-    private final long start = System.nanoTime();
+    /** When the measured part began; 0 while warming up. */
+    private volatile long start;
 
     private Progress(PrintStream out, String label, Budget budget, AtomicLong done) {
         this.out = out;
@@ -21,18 +22,35 @@ final class Progress implements AutoCloseable {
         this.thread.setDaemon(true);
     }
 
-    /** Shows progress when enabled and stdout is a terminal; otherwise does nothing. */
-    static Progress start(boolean enabled, String label, Budget budget, AtomicLong done) {
+    /**
+     * Shows progress when enabled and stdout is a terminal; otherwise does nothing. It shows a warm-up
+     * until {@link #measuring} unless {@code measuredFromStart}.
+     */
+    static Progress start(boolean enabled, String label, Budget budget, AtomicLong done, boolean measuredFromStart) {
         Progress p = new Progress(System.out, label, budget, done);
+        if (measuredFromStart) {
+            p.measuring();
+        }
         if (enabled && System.console() != null) {
             p.thread.start();
         }
         return p;
     }
 
+    /** The warm-up is over: progress counts from now. */
+    void measuring() {
+        start = System.nanoTime();
+    }
+
     private void run() {
         try {
             while (!Thread.currentThread().isInterrupted()) {
+                if (start == 0) {
+                    out.printf("\r%-32s warming up%20s", label, "");
+                    out.flush();
+                    Thread.sleep(200);
+                    continue;
+                }
                 long d = done.get();
                 double fraction = budget.timed()
                         ? (System.nanoTime() - start) / (double) Math.max(1, budget.duration().toNanos())
