@@ -23,8 +23,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * opcode, Read Request format, ...): a second opinion on the wire format that shares no code with ours.
  *
  * <p>Each test runs with CRC on and off, at 64 octets, 4 KiB and 64 KiB (several DDP segments per
- * message), 200 operations per phase, the bandwidth phases at 100 MiB/s ({@code --rate}): dumpcap
- * cannot keep up with loopback at full speed, and a packet it drops makes Wireshark lose the framing.
+ * message), 200 operations per phase, at 50 MiB/s ({@code --rate}): dumpcap cannot keep up with
+ * loopback at full speed, and a packet it drops makes Wireshark lose the framing. A capture that
+ * still lost packets (Wireshark says "previous segment not captured") is taken again.
  *
  * <p>The tool is {@code ../shared/tools/wire-check} next to the repository, or the path in the
  * {@code WIRE_CHECK} environment variable; it needs {@code tshark}, which it (and {@code .ci/run})
@@ -74,15 +75,25 @@ class WireCheckTest {
     void perfTrafficIsWellFormedIwarp(String test, String crc, String sizes, int iterations) throws Exception {
         // Reported per test as skipped, with the reason, rather than vanishing from the counts.
         Assumptions.assumeTrue(unavailable == null, () -> "skipped: " + unavailable);
-        int port = freePort();
-        Path capture = OUT.resolve(test + "-crc-" + crc + "-" + sizes.replace(',', '_') + ".pcapng");
-        List<String> command = new ArrayList<>(List.of(wireCheck.toString(), "capture", "--port",
-                Integer.toString(port), "--out", capture.toString(), "--timeout", "300", "--"));
-        command.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
-                System.getProperty("java.class.path"), PerfMain.class.getName(), "--port", Integer.toString(port),
-                "--test", test, "--crc", crc, "--size", sizes, "--iterations", Integer.toString(iterations),
-                "--warmup", "0", "--rate", "100", "--no-baseline", "--no-progress"));
-        Result r = run(command, 400);
+        Result r = null;
+        // dumpcap may still drop a packet when the machine is busy, and Wireshark then loses the
+        // framing: a capture that says so is taken again, up to three times in all.
+        for (int attempt = 1; attempt <= 3; attempt++) {
+            int port = freePort();
+            Path capture = OUT.resolve(test + "-crc-" + crc + "-" + sizes.replace(',', '_') + ".pcapng");
+            List<String> command = new ArrayList<>(List.of(wireCheck.toString(), "capture", "--port",
+                    Integer.toString(port), "--out", capture.toString(), "--timeout", "300", "--"));
+            command.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
+                    System.getProperty("java.class.path"), PerfMain.class.getName(), "--port",
+                    Integer.toString(port), "--test", test, "--crc", crc, "--size", sizes, "--iterations",
+                    Integer.toString(iterations), "--warmup", "0", "--rate", "50", "--no-baseline", "--no-progress"));
+            r = run(command, 400);
+            if (r.status == 0 || !r.output.contains("Previous segment(s) not captured")) {
+                break;
+            }
+            System.err.printf("WireCheckTest: %s with CRC %s, capture %d lost packets; capturing again%n", test, crc,
+                    attempt);
+        }
         assertThat(r.lastLine()).as("wire-check verdict (status %d); its report:%n%s", r.status, r.output)
                 .startsWith("wire-check: OK");
         assertThat(r.status).as(r.output).isZero();
