@@ -329,7 +329,8 @@ final class QueuePairSender {
     /** Whether every octet written so far has left the channel for TCP (none held, none queued). */
     private boolean allHandedToTcp() {
         ChannelOutboundBuffer out = ctx.channel().unsafe().outboundBuffer();
-        return out != null && out.totalPendingWriteBytes() == 0 && out.isEmpty() && (encoder == null || !encoder.isHolding());
+        return out != null && out.totalPendingWriteBytes() == 0 && out.isEmpty()
+                && (encoder == null || !encoder.isHolding());
     }
 
     private void batchWritten(ChannelFuture future) {
