@@ -1,6 +1,7 @@
 package io.softrdma.cm;
 
 import io.netty.channel.Channel;
+import io.softrdma.mpa.IrdOrdHeader;
 import io.softrdma.mpa.MpaNegotiation;
 import io.softrdma.mpa.MpaResponderDecision;
 import io.softrdma.mpa.MpaStartupFrame;
@@ -33,9 +34,22 @@ public final class ConnectRequest {
         this.startup = startup;
     }
 
-    /** A copy of the initiator's private data. */
+    /** A copy of the initiator's application private data (without RFC 6581's IRD/ORD block). */
     public byte[] privateData() {
-        return request.privateData();
+        return request.applicationPrivateData();
+    }
+
+    /**
+     * The initiator's RFC 8797 RPC-over-RDMA private data, found anywhere in its application private
+     * data (§5.2), or empty.
+     */
+    public java.util.Optional<RpcRdmaPrivateData> rpcRdmaPrivateData() {
+        return RpcRdmaPrivateData.find(request.applicationPrivateData());
+    }
+
+    /** The initiator's RFC 6581 IRD/ORD block, or null if its Request was not enhanced (revision 1). */
+    public IrdOrdHeader irdOrd() {
+        return request.enhanced() && request.privateDataLength() >= IrdOrdHeader.LENGTH ? request.irdOrd() : null;
     }
 
     /** The MPA Request as received. */
@@ -49,7 +63,8 @@ public final class ConnectRequest {
 
     /**
      * Accepts with {@code queuePair} (IDLE, of any protection domain) and replies with
-     * {@code privateData}.
+     * {@code privateData}. An enhanced Reply offers the queue pair's configured IRD and ORD, cut to the
+     * initiator's ORD and IRD (RFC 6581 §5).
      *
      * @return completes when the stream is in RDMA mode, or exceptionally if it never gets there
      * @throws IllegalStateException if already accepted or rejected, or the queue pair is not IDLE
@@ -75,7 +90,7 @@ public final class ConnectRequest {
                     established.complete(new RdmaConnection(channel, queuePair, n));
                 }
             });
-            decision.accept(privateData);
+            decision.accept(privateData, queuePair.config().ird(), queuePair.config().ord());
         });
         return established;
     }

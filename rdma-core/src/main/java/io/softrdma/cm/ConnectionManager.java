@@ -100,7 +100,8 @@ public final class ConnectionManager implements AutoCloseable {
 
     /**
      * Connects to {@code remote}, runs the MPA startup as initiator with {@code privateData}, and binds
-     * {@code queuePair} (which must be IDLE) to the stream.
+     * {@code queuePair} (which must be IDLE) to the stream. With MPA revision 2 the Request offers the
+     * queue pair's configured IRD and ORD (RFC 6581 §5); the queue pair then uses the negotiated ones.
      *
      * @param connectTimeout how long the TCP connection may take (the MPA Reply has its own timeout)
      * @return completes with the connection once in RDMA mode; fails with the MPA startup's error (an
@@ -109,7 +110,8 @@ public final class ConnectionManager implements AutoCloseable {
     public CompletableFuture<RdmaConnection> connect(SocketAddress remote, QueuePair queuePair, byte[] privateData,
             MpaSettings settings, Duration connectTimeout) {
         QueuePairHandler qpHandler = QueuePairHandler.of(queuePair);
-        MpaStartupHandler startup = MpaStartupHandler.initiator(settings, privateData);
+        MpaStartupHandler startup = MpaStartupHandler.initiator(settings, queuePair.config().ird(),
+                queuePair.config().ord(), privateData);
         CompletableFuture<RdmaConnection> result = new CompletableFuture<>();
         ChannelFuture connect = new Bootstrap().group(group).channel(transport.socketChannel())
                 .option(ChannelOption.TCP_NODELAY, true)

@@ -2,6 +2,7 @@ package io.softrdma.cm;
 
 import io.netty.channel.Channel;
 import io.softrdma.mpa.MpaNegotiation;
+import io.softrdma.mpa.ReadyToReceive;
 import io.softrdma.verbs.QueuePair;
 import java.net.SocketAddress;
 import java.util.concurrent.CompletableFuture;
@@ -31,9 +32,23 @@ public final class RdmaConnection implements AutoCloseable {
         return negotiation;
     }
 
-    /** A copy of the private data the peer sent in its MPA Request or Reply. */
+    /** A copy of the private data the peer's application sent in its MPA Request or Reply. */
     public byte[] peerPrivateData() {
         return negotiation.peerPrivateData();
+    }
+
+    /**
+     * What the RFC 8797 private data of both ends settles: inline thresholds each way and whether the
+     * responder may use remote invalidation. Found anywhere in either side's application private data
+     * (§5.2); RFC 8166's defaults (1024 octets, no remote invalidation) where absent.
+     */
+    public RpcRdmaParameters rpcRdma() {
+        return RpcRdmaParameters.negotiate(negotiation.localPrivateData(), negotiation.peerPrivateData());
+    }
+
+    /** The RTR message of a peer-to-peer startup (RFC 6581 §4), or NONE. */
+    public ReadyToReceive readyToReceive() {
+        return negotiation.readyToReceive();
     }
 
     public SocketAddress localAddress() {

@@ -20,8 +20,8 @@ public final class MpaRejectedException extends MpaStartupException {
         return reply;
     }
 
-    /** A copy of the private data the responder sent with its rejection. */
+    /** A copy of the private data the responder's application sent with its rejection (without an IRD/ORD block). */
     public byte[] privateData() {
-        return reply.privateData();
+        return reply.applicationPrivateData();
     }
 }

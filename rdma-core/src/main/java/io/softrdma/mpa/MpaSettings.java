@@ -11,7 +11,9 @@ import java.util.Objects;
  *
  * <p>Thread safety: immutable.
  *
- * @param revision the MPA revision sent in a Request (RFC 5044 §7.1.1 Rev: 1)
+ * @param revision the MPA revision an initiator sends, and the highest a responder answers with: 2 (the
+ *     default, as Linux) sends RFC 6581's IRD/ORD block ahead of the private data; 1 is RFC 5044's
+ *     (then the peers exchange no IRD/ORD, and a Linux peer can neither serve nor issue RDMA Reads)
  * @param crc this endpoint's CRC preference, the C bit (RFC 5044 §4.4: on unless an administrator
  *     turns it off; CRCs are off only where both ends send C = 0)
  * @param markers whether this endpoint requires Markers in the FPDUs it receives, the M bit (§4.3)
@@ -25,6 +27,12 @@ import java.util.Objects;
  * @param maxUlpduLength a cap on the MULPDU offered to DDP, in octets (128 to 64768): the MULPDU is the
  *     smaller of this and the one derived from the TCP EMSS (§4.5). The encoder itself frames any ULPDU
  *     up to the 64768 octets RFC 5044 §3 allows.
+ * @param peerToPeer RFC 6581 peer-to-peer mode: the RTR kinds an initiator offers, or a responder
+ *     accepts (see {@link PeerToPeerMode}); needs revision 2
+ * @param firstFpduProbe how long an initiator waits for any answer to its first FPDUs before it sends
+ *     one zero-length RDMA Write (RFC 5040 §4.3 allows it; RFC 6581 uses it as RTR): Linux 6.1's siw
+ *     responder sends its Reply before it watches the socket, and an FPDU that arrives in between is
+ *     only read when more octets follow; {@code Duration.ZERO} turns the probe off
  * @param closeOnReject close the connection after a Reply with R = 1 (sent or received). RFC 5044
  *     §7.1.2 leaves the TCP connection open for the consumer to close or reuse; SoftRDMA's consumers
  *     close, so this is on by default. When off, the startup handler removes itself and leaves the
@@ -40,22 +48,40 @@ public record MpaSettings(
         Duration replyTimeout,
         Duration acceptTimeout,
         int maxUlpduLength,
+        PeerToPeerMode peerToPeer,
+        Duration firstFpduProbe,
         boolean closeOnReject) {
 
-    /** The only revision RFC 5044 defines. */
+    /** The revision RFC 5044 defines. */
     public static final int REVISION_1 = 1;
+    /** The revision RFC 6581 adds: IRD/ORD exchange and peer-to-peer setup. */
+    public static final int REVISION_2 = 2;
 
-    private static final MpaSettings DEFAULTS = new MpaSettings(REVISION_1, true, false, false,
+    private static final MpaSettings DEFAULTS = new MpaSettings(REVISION_2, true, false, false,
             MpaStartupFrameCodec.MAX_PRIVATE_DATA_LENGTH, Duration.ofSeconds(5), Duration.ofSeconds(10),
-            Duration.ofSeconds(10), FpduCodec.MAX_ULPDU_LENGTH, true);
+            Duration.ofSeconds(10), FpduCodec.MAX_ULPDU_LENGTH, PeerToPeerMode.OFF, Duration.ofMillis(200), true);
 
     public MpaSettings {
-        if (revision != REVISION_1) {
-            throw new IllegalArgumentException("MPA revision " + revision + " is not supported; use 1 (RFC 5044)");
+        if (revision != REVISION_1 && revision != REVISION_2) {
+            throw new IllegalArgumentException("MPA revision " + revision + " is not supported; use 2 (RFC 6581) or 1"
+                    + " (RFC 5044)");
+        }
+        Objects.requireNonNull(peerToPeer, "peerToPeer");
+        if (revision == REVISION_1 && peerToPeer != PeerToPeerMode.OFF) {
+            throw new IllegalArgumentException("peer-to-peer mode " + peerToPeer + " needs MPA revision 2 (RFC 6581);"
+                    + " set revision 2 or peerToPeer OFF");
+        }
+        Objects.requireNonNull(firstFpduProbe, "firstFpduProbe");
+        if (firstFpduProbe.isNegative()) {
+            throw new IllegalArgumentException("firstFpduProbe must not be negative, was " + firstFpduProbe);
         }
         if (maxPrivateDataLength < 0 || maxPrivateDataLength > MpaStartupFrameCodec.MAX_PRIVATE_DATA_LENGTH) {
             throw new IllegalArgumentException("maxPrivateDataLength " + maxPrivateDataLength
                     + " is outside 0..512 octets (RFC 5044 §7.1.1)");
+        }
+        if (revision == REVISION_2 && maxPrivateDataLength < IrdOrdHeader.LENGTH) {
+            throw new IllegalArgumentException("maxPrivateDataLength " + maxPrivateDataLength + " leaves no room for"
+                    + " the 4-octet IRD/ORD block of MPA revision 2 (RFC 6581 §5)");
         }
         requirePositive(requestTimeout, "requestTimeout");
         requirePositive(replyTimeout, "replyTimeout");
@@ -73,9 +99,24 @@ public record MpaSettings(
         }
     }
 
-    /** CRC on, no Markers required, Markers accepted, 512 octets of private data, siw's timeouts. */
+    /**
+     * Revision 2, CRC on, no Markers required, Markers accepted, 512 octets of private data, siw's
+     * timeouts, no peer-to-peer mode, a first-FPDU probe after 200 ms.
+     */
     public static MpaSettings defaults() {
         return DEFAULTS;
+    }
+
+    public MpaSettings withRevision(int revision) {
+        return toBuilder().revision(revision).build();
+    }
+
+    public MpaSettings withPeerToPeer(PeerToPeerMode peerToPeer) {
+        return toBuilder().peerToPeer(peerToPeer).build();
+    }
+
+    public MpaSettings withFirstFpduProbe(Duration firstFpduProbe) {
+        return toBuilder().firstFpduProbe(firstFpduProbe).build();
     }
 
     public MpaSettings withCrc(boolean crc) {
@@ -134,6 +175,8 @@ public record MpaSettings(
         private Duration replyTimeout;
         private Duration acceptTimeout;
         private int maxUlpduLength;
+        private PeerToPeerMode peerToPeer;
+        private Duration firstFpduProbe;
         private boolean closeOnReject;
 
         private Builder(MpaSettings from) {
@@ -146,6 +189,8 @@ public record MpaSettings(
             replyTimeout = from.replyTimeout;
             acceptTimeout = from.acceptTimeout;
             maxUlpduLength = from.maxUlpduLength;
+            peerToPeer = from.peerToPeer;
+            firstFpduProbe = from.firstFpduProbe;
             closeOnReject = from.closeOnReject;
         }
 
@@ -194,6 +239,16 @@ public record MpaSettings(
             return this;
         }
 
+        public Builder peerToPeer(PeerToPeerMode peerToPeer) {
+            this.peerToPeer = peerToPeer;
+            return this;
+        }
+
+        public Builder firstFpduProbe(Duration firstFpduProbe) {
+            this.firstFpduProbe = firstFpduProbe;
+            return this;
+        }
+
         public Builder closeOnReject(boolean closeOnReject) {
             this.closeOnReject = closeOnReject;
             return this;
@@ -202,15 +257,23 @@ public record MpaSettings(
         /** @throws IllegalArgumentException naming the first setting that is out of range */
         public MpaSettings build() {
             return new MpaSettings(revision, crc, markers, refuseMarkers, maxPrivateDataLength, requestTimeout,
-                    replyTimeout, acceptTimeout, maxUlpduLength, closeOnReject);
+                    replyTimeout, acceptTimeout, maxUlpduLength, peerToPeer, firstFpduProbe, closeOnReject);
         }
     }
 
     /** Fails fast when private data to be sent exceeds {@link #maxPrivateDataLength()}. */
     void checkOutgoingPrivateData(byte[] privateData) {
-        if (privateData.length > maxPrivateDataLength) {
+        int room = maxApplicationPrivateDataLength();
+        if (privateData.length > room) {
             throw new IllegalArgumentException(privateData.length + " octets of private data exceed the maximum of "
-                    + maxPrivateDataLength + " (MpaSettings.maxPrivateDataLength; RFC 5044 §7.1.1 allows 512)");
+                    + room + " (MpaSettings.maxPrivateDataLength " + maxPrivateDataLength
+                    + (revision == REVISION_2 ? " less RFC 6581's 4-octet IRD/ORD block" : "")
+                    + "; RFC 5044 §7.1.1 allows 512)");
         }
+    }
+
+    /** The most private data the application may send: with revision 2, the IRD/ORD block takes 4 octets. */
+    public int maxApplicationPrivateDataLength() {
+        return maxPrivateDataLength - (revision == REVISION_2 ? IrdOrdHeader.LENGTH : 0);
     }
 }

@@ -31,6 +31,15 @@ public class MpaStartupException extends MpaException {
         REJECTED_BY_PEER,
         /** This endpoint's consumer rejected the Request; the Reply with R=1 was sent. */
         REJECTED_LOCALLY,
+        /**
+         * An enhanced frame (RFC 6581) without its IRD/ORD block, or an enhanced Request answered by a
+         * Rev 2 Reply without the enhanced flag.
+         */
+        INVALID_ENHANCED_FRAME,
+        /** The responder's ORD exceeds this initiator's IRD (RFC 6581 §5; Terminate 2/0/0x06). */
+        INSUFFICIENT_IRD,
+        /** Peer-to-peer mode found no RTR message both ends support (RFC 6581 §5; Terminate 2/0/0x07). */
+        NO_MATCHING_RTR,
         /** The connection closed or failed before the startup completed. */
         CONNECTION_CLOSED
     }

@@ -120,6 +120,34 @@ public final class MpaStartupFrame {
         return privateData;
     }
 
+    /**
+     * Whether this is an enhanced frame of RFC 6581: Rev 2 with the 0x10 flag, so that an IRD/ORD block
+     * leads the private data. Linux treats Rev 2 without the flag as Rev 1, and so does SoftRDMA.
+     */
+    public boolean enhanced() {
+        return revision == MpaSettings.REVISION_2 && (reserved & MpaStartupFrameCodec.FLAG_ENHANCED) != 0;
+    }
+
+    /**
+     * The RFC 6581 IRD/ORD block of an enhanced frame.
+     *
+     * @throws IllegalStateException if the frame is not enhanced or its private data is shorter than 4 octets
+     */
+    public IrdOrdHeader irdOrd() {
+        if (!enhanced() || privateData.length < IrdOrdHeader.LENGTH) {
+            throw new IllegalStateException("no IRD/ORD block in " + this);
+        }
+        return IrdOrdHeader.decode(privateData);
+    }
+
+    /** A copy of the private data that belongs to the application: without the IRD/ORD block, if any. */
+    public byte[] applicationPrivateData() {
+        if (enhanced() && privateData.length >= IrdOrdHeader.LENGTH) {
+            return Arrays.copyOfRange(privateData, IrdOrdHeader.LENGTH, privateData.length);
+        }
+        return privateData.clone();
+    }
+
     /** The number of octets this frame takes on the wire. */
     public int encodedLength() {
         return MpaStartupFrameCodec.HEADER_LENGTH + privateData.length;

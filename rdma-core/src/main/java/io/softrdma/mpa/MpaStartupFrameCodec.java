@@ -48,6 +48,11 @@ public final class MpaStartupFrameCodec {
     public static final int FLAG_C = 0x40;
     /** §7.1.1 R: connection rejected (Reply only). */
     public static final int FLAG_R = 0x20;
+    /**
+     * RFC 6581 §5 as Linux marks it: the first of the Res bits says an IRD/ORD block leads the private
+     * data (Linux MPA_RR_FLAG_ENHANCED; meaningful with Rev 2 only).
+     */
+    public static final int FLAG_ENHANCED = 0x10;
     /** §7.1.1 Res: reserved, sent as zero, not checked. */
     public static final int RES_MASK = 0x1F;
 

@@ -59,6 +59,9 @@ public final class MpaStartupHandler extends ChannelDuplexHandler {
     private final MpaSettings settings;
     private final MpaStartupFrame request;
     private final MpaRequestListener listener;
+    /** The initiator's IRD and ORD, as offered in an enhanced Request. */
+    private final int localIrd;
+    private final int localOrd;
     private final CompletableFuture<MpaNegotiation> outcome = new CompletableFuture<>();
 
     private ChannelHandlerContext ctx;
@@ -70,8 +73,10 @@ public final class MpaStartupHandler extends ChannelDuplexHandler {
     private boolean inChannelRead;
 
     private MpaStartupHandler(MpaRole role, MpaSettings settings, MpaStartupFrame request,
-            MpaRequestListener listener) {
+            MpaRequestListener listener, int localIrd, int localOrd) {
         this.role = role;
+        this.localIrd = localIrd;
+        this.localOrd = localOrd;
         this.settings = settings;
         this.request = request;
         this.listener = listener;
@@ -83,19 +88,42 @@ public final class MpaStartupHandler extends ChannelDuplexHandler {
      * @throws IllegalArgumentException if the private data exceeds {@link MpaSettings#maxPrivateDataLength()}
      */
     public static MpaStartupHandler initiator(MpaSettings settings, byte[] privateData) {
+        return initiator(settings, IrdOrdHeader.LINUX_MAX_DEPTH, IrdOrdHeader.LINUX_MAX_DEPTH, privateData);
+    }
+
+    /**
+     * An initiator that offers {@code ird} and {@code ord} (with revision 2; RFC 6581 §5) and sends
+     * {@code privateData} after them.
+     *
+     * @throws IllegalArgumentException if the private data does not fit, IRD or ORD exceed 14 bits, or a
+     *     Read RTR is offered with ORD 0
+     */
+    public static MpaStartupHandler initiator(MpaSettings settings, int ird, int ord, byte[] privateData) {
         Objects.requireNonNull(settings, "settings");
         Objects.requireNonNull(privateData, "privateData");
         settings.checkOutgoingPrivateData(privateData);
-        MpaStartupFrame request = MpaStartupFrame.request(settings.markers(), settings.crc(), settings.revision(),
-                privateData);
-        return new MpaStartupHandler(MpaRole.INITIATOR, settings, request, null);
+        MpaStartupFrame request;
+        if (settings.revision() == MpaSettings.REVISION_2) {
+            PeerToPeerMode p2p = settings.peerToPeer();
+            boolean offer = p2p != PeerToPeerMode.OFF;
+            if (offer && !p2p.write() && ord == 0) {
+                throw new IllegalArgumentException("a zero-length RDMA Read as RTR needs ORD of at least 1 (RFC 6581 §5);"
+                        + " raise the queue pair's ORD or offer WRITE");
+            }
+            IrdOrdHeader block = new IrdOrdHeader(offer, false, ird, offer && p2p.write(), offer && p2p.read(), ord);
+            request = MpaStartupFrame.of(MpaStartupFrame.Type.REQUEST, settings.markers(), settings.crc(), false,
+                    MpaStartupFrameCodec.FLAG_ENHANCED, MpaSettings.REVISION_2, block.prependTo(privateData));
+        } else {
+            request = MpaStartupFrame.request(settings.markers(), settings.crc(), settings.revision(), privateData);
+        }
+        return new MpaStartupHandler(MpaRole.INITIATOR, settings, request, null, ird, ord);
     }
 
     /** A responder whose consumer {@code listener} accepts or rejects each Request. */
     public static MpaStartupHandler responder(MpaSettings settings, MpaRequestListener listener) {
         Objects.requireNonNull(settings, "settings");
         Objects.requireNonNull(listener, "listener");
-        return new MpaStartupHandler(MpaRole.RESPONDER, settings, null, listener);
+        return new MpaStartupHandler(MpaRole.RESPONDER, settings, null, listener, 0, 0);
     }
 
     public MpaRole role() {
@@ -198,11 +226,17 @@ public final class MpaStartupHandler extends ChannelDuplexHandler {
             return;
         }
         int revision = MpaStartupFrameCodec.revision(buf, offset);
-        int expectedRevision = type == MpaStartupFrame.Type.REPLY ? request.revision() : settings.revision();
-        if (revision != expectedRevision) {
-            fail(Reason.UNSUPPORTED_REVISION, "MPA " + name(type) + " has Rev " + revision + "; this endpoint "
-                    + (type == MpaStartupFrame.Type.REPLY ? "requested" : "speaks") + " revision " + expectedRevision
-                    + " (RFC 5044 §7.1.1 Rev)", null, true);
+        if (type == MpaStartupFrame.Type.REPLY) {
+            // RFC 6581 §5: a responder that speaks only revision 1 answers a revision 2 Request with 1.
+            if (revision != request.revision() && !(revision == MpaSettings.REVISION_1
+                    && request.revision() == MpaSettings.REVISION_2)) {
+                fail(Reason.UNSUPPORTED_REVISION, "MPA Reply has Rev " + revision + "; this endpoint requested"
+                        + " revision " + request.revision() + " (RFC 5044 §7.1.1 Rev, RFC 6581 §5)", null, true);
+                return;
+            }
+        } else if (revision != MpaSettings.REVISION_1 && revision != MpaSettings.REVISION_2) {
+            fail(Reason.UNSUPPORTED_REVISION, "MPA Request has Rev " + revision + "; this endpoint speaks revisions 1"
+                    + " and 2 (RFC 5044 §7.1.1 Rev, RFC 6581 §5)", null, true);
             return;
         }
         int privateDataLength = MpaStartupFrameCodec.privateDataLength(buf, offset);
@@ -260,7 +294,56 @@ public final class MpaStartupHandler extends ChannelDuplexHandler {
                     + " (MpaSettings.refuseMarkers)", null, true);
             return;
         }
-        establish(request, reply);
+        if (!request.enhanced()) {
+            establish(request, reply, false, localIrd, localOrd, ReadyToReceive.NONE, null, null);
+            return;
+        }
+        IrdOrdHeader offered = request.irdOrd();
+        if (reply.revision() == MpaSettings.REVISION_1) {
+            // RFC 6581 §5: the responder speaks revision 1; no IRD/ORD, no peer-to-peer mode.
+            if (offered.peerToPeer()) {
+                establish(request, reply, false, localIrd, localOrd, ReadyToReceive.NONE, LlpErrorCode.NO_MATCHING_RTR,
+                        "the responder answered with MPA revision 1, which has no peer-to-peer mode (RFC 6581 §5)");
+            } else {
+                establish(request, reply, false, localIrd, localOrd, ReadyToReceive.NONE, null, null);
+            }
+            return;
+        }
+        if (!reply.enhanced() || reply.privateDataLength() < IrdOrdHeader.LENGTH) {
+            // As Linux: an enhanced Request must get an enhanced Reply (siw: "mpa reply error").
+            fail(Reason.INVALID_ENHANCED_FRAME, "the MPA Reply to an enhanced Request (Rev 2, flag 0x10) "
+                    + (reply.enhanced() ? "has only " + reply.privateDataLength() + " octets of private data, no"
+                    + " IRD/ORD block" : "lacks the enhanced flag 0x10") + " (RFC 6581 §5)", null, true);
+            return;
+        }
+        IrdOrdHeader answered = reply.irdOrd();
+        int ord = Math.min(localOrd, answered.ird());
+        if (answered.ord() > localIrd) {
+            establish(request, reply, true, localIrd, ord, ReadyToReceive.NONE, LlpErrorCode.INSUFFICIENT_IRD,
+                    "the responder's ORD " + answered.ord() + " exceeds this initiator's IRD " + localIrd
+                            + " (RFC 6581 §5)");
+            return;
+        }
+        ReadyToReceive rtr = ReadyToReceive.NONE;
+        if (offered.peerToPeer()) {
+            if (answered.peerToPeer() && answered.writeRtr() && offered.writeRtr()) {
+                rtr = ReadyToReceive.WRITE;
+            } else if (answered.peerToPeer() && answered.readRtr() && offered.readRtr()) {
+                rtr = ReadyToReceive.READ;
+            } else {
+                establish(request, reply, true, localIrd, ord, ReadyToReceive.NONE, LlpErrorCode.NO_MATCHING_RTR,
+                        "peer-to-peer mode: this initiator offered " + rtrKinds(offered) + ", the responder "
+                                + (answered.peerToPeer() ? "chose " + rtrKinds(answered) : "did not agree to it")
+                                + " (RFC 6581 §5)");
+                return;
+            }
+        }
+        establish(request, reply, true, localIrd, ord, rtr, null, null);
+    }
+
+    private static String rtrKinds(IrdOrdHeader h) {
+        String kinds = (h.writeRtr() ? "Write " : "") + (h.readRtr() ? "Read " : "") + (h.sendRtr() ? "Send " : "");
+        return kinds.isEmpty() ? "no RTR message" : "RTR " + kinds.trim().replace(' ', '/');
     }
 
     private void onRequest(MpaStartupFrame peer) {
@@ -272,6 +355,15 @@ public final class MpaStartupHandler extends ChannelDuplexHandler {
                     new byte[0]));
             rejected(new MpaStartupException(Reason.MARKERS_REFUSED, "the initiator requires Markers (Request M=1),"
                     + " which this endpoint refuses (MpaSettings.refuseMarkers); rejected with R=1"));
+            return;
+        }
+        if (peer.enhanced() && peer.privateDataLength() < IrdOrdHeader.LENGTH) {
+            // As Linux: an enhanced Request without its IRD/ORD block is rejected with R=1.
+            sendRejectingReply(MpaStartupFrame.reply(false, settings.crc() || peer.crc(), true, peer.revision(),
+                    new byte[0]));
+            rejected(new MpaStartupException(Reason.INVALID_ENHANCED_FRAME, "the MPA Request is enhanced (Rev 2,"
+                    + " flag 0x10) but has only " + peer.privateDataLength() + " octets of private data, no IRD/ORD"
+                    + " block (RFC 6581 §5); rejected with R=1"));
             return;
         }
         state = State.AWAIT_DECISION;
@@ -291,18 +383,67 @@ public final class MpaStartupHandler extends ChannelDuplexHandler {
         }
     }
 
-    private void accept(byte[] privateData) {
+    private void accept(byte[] privateData, int ird, int ord) {
         if (state != State.AWAIT_DECISION) {
             return;
         }
         cancelTimer();
         MpaStartupFrame peer = peerRequest;
-        MpaStartupFrame reply = MpaStartupFrame.reply(settings.markers(), settings.crc() || peer.crc(), false,
-                peer.revision(), privateData);
+        int revision = replyRevision(peer);
+        MpaStartupFrame reply;
+        boolean enhanced = revision == MpaSettings.REVISION_2 && peer.enhanced();
+        ReadyToReceive rtr = ReadyToReceive.NONE;
+        if (enhanced) {
+            IrdOrdHeader offered = peer.irdOrd();
+            boolean canAnswerRead = ird > 0;
+            // RFC 6581 §5: this responder's ORD may not exceed the initiator's IRD; as Linux, IRD is cut to
+            // the initiator's ORD too, which is all the initiator will use.
+            ord = Math.min(ord, offered.ird());
+            ird = Math.min(ird, offered.ord());
+            if (offered.peerToPeer()) {
+                rtr = chooseRtr(offered, canAnswerRead);
+                if (rtr == ReadyToReceive.READ) {
+                    ird = Math.max(ird, 1);
+                }
+            }
+            IrdOrdHeader answer = new IrdOrdHeader(offered.peerToPeer(), false, ird, rtr == ReadyToReceive.WRITE,
+                    rtr == ReadyToReceive.READ, ord);
+            reply = MpaStartupFrame.of(MpaStartupFrame.Type.REPLY, settings.markers(), settings.crc() || peer.crc(),
+                    false, MpaStartupFrameCodec.FLAG_ENHANCED, revision, answer.prependTo(privateData));
+        } else {
+            reply = MpaStartupFrame.reply(settings.markers(), settings.crc() || peer.crc(), false, revision,
+                    privateData);
+        }
         ByteBuf frame = ctx.alloc().buffer(reply.encodedLength());
         MpaStartupFrameCodec.encode(reply, frame);
         ctx.writeAndFlush(frame, ctx.voidPromise());
-        establish(peer, reply);
+        establish(peer, reply, enhanced, ird, ord, rtr, null, null);
+    }
+
+    /**
+     * The RTR message for a peer-to-peer Request (RFC 6581 §5), as Linux picks it: a Write if offered
+     * and accepted, else a Read; a Write when nothing was offered. NONE when nothing fits: the Reply
+     * then names no RTR message and the initiator terminates with code 0x07.
+     */
+    private ReadyToReceive chooseRtr(IrdOrdHeader offered, boolean readPossible) {
+        PeerToPeerMode accepted = settings.peerToPeer();
+        boolean write = accepted.write();
+        boolean read = accepted.read() && readPossible;
+        if (!offered.writeRtr() && !offered.readRtr()) {
+            return write ? ReadyToReceive.WRITE : read ? ReadyToReceive.READ : ReadyToReceive.NONE;
+        }
+        if (offered.writeRtr() && write) {
+            return ReadyToReceive.WRITE;
+        }
+        if (offered.readRtr() && read) {
+            return ReadyToReceive.READ;
+        }
+        return ReadyToReceive.NONE;
+    }
+
+    /** The revision of the Reply: the Request's, unless this endpoint is configured for revision 1 only. */
+    private int replyRevision(MpaStartupFrame peer) {
+        return Math.min(peer.revision(), settings.revision());
     }
 
     private void reject(byte[] privateData) {
@@ -311,8 +452,15 @@ public final class MpaStartupHandler extends ChannelDuplexHandler {
         }
         cancelTimer();
         MpaStartupFrame peer = peerRequest;
-        sendRejectingReply(MpaStartupFrame.reply(false, settings.crc() || peer.crc(), true, peer.revision(),
-                privateData));
+        int revision = replyRevision(peer);
+        if (revision == MpaSettings.REVISION_2 && peer.enhanced()) {
+            // An enhanced Reply keeps the IRD/ORD block in front, so the application's octets stay apart.
+            sendRejectingReply(MpaStartupFrame.of(MpaStartupFrame.Type.REPLY, false, settings.crc() || peer.crc(),
+                    true, MpaStartupFrameCodec.FLAG_ENHANCED, revision, IrdOrdHeader.of(0, 0).prependTo(privateData)));
+        } else {
+            sendRejectingReply(MpaStartupFrame.reply(false, settings.crc() || peer.crc(), true, revision,
+                    privateData));
+        }
         rejected(new MpaStartupException(Reason.REJECTED_LOCALLY, "the consumer rejected the MPA Request; sent a"
                 + " Reply with R=1 and " + privateData.length + " octets of private data"));
     }
@@ -353,14 +501,21 @@ public final class MpaStartupHandler extends ChannelDuplexHandler {
         }
     }
 
-    private void establish(MpaStartupFrame req, MpaStartupFrame reply) {
+    /**
+     * Enters full operation. With a {@code refusal}, the frames were valid but settled something this
+     * endpoint cannot work with: the codec is installed all the same, so that the layer above can send
+     * the Terminate RFC 6581 §5 asks for, and the outcome fails.
+     */
+    private void establish(MpaStartupFrame req, MpaStartupFrame reply, boolean enhanced, int ird, int ord,
+            ReadyToReceive rtr, LlpErrorCode refusal, String refusalReason) {
         boolean initiator = role == MpaRole.INITIATOR;
         boolean markersSent = initiator ? reply.markers() : req.markers();
         boolean markersReceived = initiator ? req.markers() : reply.markers();
         int mulpdu = Math.min(FpduCodec.mulpdu(TcpMss.effectiveMss(ctx.channel()), markersSent),
                 settings.maxUlpduLength());
-        MpaNegotiation negotiation = new MpaNegotiation(role, req.revision(), req.crc() || reply.crc(), markersSent,
-                markersReceived, mulpdu, req, reply);
+        MpaNegotiation negotiation = new MpaNegotiation(role, reply.revision(), req.crc() || reply.crc(), markersSent,
+                markersReceived, mulpdu, enhanced, ird, ord, rtr,
+                initiator ? settings.firstFpduProbe() : java.time.Duration.ZERO, req, reply);
         state = State.RDMA_MODE;
 
         FpduEncoder encoder = FpduEncoder.of(negotiation);
@@ -376,8 +531,15 @@ public final class MpaStartupHandler extends ChannelDuplexHandler {
 
         ByteBuf leftover = cumulation;
         cumulation = null;
-        ctx.fireUserEventTriggered(new MpaEstablishedEvent(negotiation));
-        outcome.complete(negotiation);
+        ctx.fireUserEventTriggered(new MpaEstablishedEvent(negotiation, refusal, refusalReason));
+        if (refusal == null) {
+            outcome.complete(negotiation);
+        } else {
+            logger.debug("{} MPA startup refused ({}): {}", ctx.channel(), refusal, refusalReason);
+            outcome.completeExceptionally(new MpaStartupException(refusal == LlpErrorCode.INSUFFICIENT_IRD
+                    ? Reason.INSUFFICIENT_IRD : Reason.NO_MATCHING_RTR, refusalReason + "; terminated with Layer 2"
+                    + " EType 0 Code 0x0" + Integer.toHexString(refusal.code())));
+        }
         if (leftover != null && leftover.isReadable() && ctx.channel().isActive()) {
             // Octets right after the frame are the first FPDUs (§7.1.2 rules 2 and 3).
             ctx.fireChannelRead(leftover);
@@ -486,10 +648,11 @@ public final class MpaStartupHandler extends ChannelDuplexHandler {
         private final AtomicBoolean decided = new AtomicBoolean();
 
         @Override
-        public void accept(byte[] privateData) {
+        public void accept(byte[] privateData, int ird, int ord) {
             byte[] pd = checked(privateData);
+            IrdOrdHeader.of(ird, ord); // validates both
             if (decided.compareAndSet(false, true)) {
-                runOnLoop(() -> MpaStartupHandler.this.accept(pd));
+                runOnLoop(() -> MpaStartupHandler.this.accept(pd, ird, ord));
             }
         }
 

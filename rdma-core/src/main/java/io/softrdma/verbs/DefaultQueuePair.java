@@ -7,6 +7,9 @@ import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 import io.softrdma.ConnectionClosedException;
 import io.softrdma.mpa.MpaNegotiation;
+import io.softrdma.rdmap.TerminateCode;
+import io.softrdma.mpa.MpaRole;
+import io.softrdma.mpa.LlpErrorCode;
 import io.softrdma.rdmap.ReceivedTerminate;
 import io.softrdma.rdmap.TerminateCause;
 import io.softrdma.rdmap.TerminateException;
@@ -14,6 +17,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -82,6 +86,10 @@ final class DefaultQueuePair implements QueuePair {
     /** A drain was asked for while the engine was busy; the outermost drain runs another round. */
     private boolean drainAgain;
     private TerminateException terminate;
+    /** The zero-length Read this initiator sent as RFC 6581's RTR message awaits its Read Response. */
+    boolean rtrReadOutstanding;
+    /** How long an initiator waits for any answer to its first FPDU before it probes (0: never). */
+    private long firstFpduProbeNanos;
 
     DefaultQueuePair(DefaultProtectionDomain pd, QueuePairConfig config) {
         this.pd = pd;
@@ -393,8 +401,9 @@ final class DefaultQueuePair implements QueuePair {
                 invalidatedStag);
     }
 
+    /** Outstanding Reads, counting a peer-to-peer Read RTR still unanswered (it uses the peer's IRD too). */
     int readsOutstanding() {
-        return (int) (orqTail - orqHead);
+        return (int) (orqTail - orqHead) + (rtrReadOutstanding ? 1 : 0);
     }
 
     int inboundReadsQueued() {
@@ -403,8 +412,11 @@ final class DefaultQueuePair implements QueuePair {
 
     // ---- state machine (event loop) ----
 
-    /** MPA is established: the stream is in RDMA mode. */
-    void attach(ChannelHandlerContext ctx, MpaNegotiation negotiation) {
+    /**
+     * MPA is established: the stream is in RDMA mode. With a {@code refusal} (RFC 6581 §5: insufficient
+     * IRD, no matching RTR) the queue pair terminates at once with that LLP error instead.
+     */
+    void attach(ChannelHandlerContext ctx, MpaNegotiation negotiation, LlpErrorCode refusal, String reason) {
         this.ctx = ctx;
         sender.attach(ctx, negotiation.mulpdu());
         if (state != QueuePairState.IDLE) {
@@ -412,11 +424,51 @@ final class DefaultQueuePair implements QueuePair {
             ctx.close();
             return;
         }
+        // RFC 6581 §5: ORD no deeper than the peer's IRD; IRD as this end offered it. Both are at most
+        // the configured depths, for which the queues are sized.
+        ord = Math.min(config.ord(), negotiation.ord());
+        ird = Math.min(config.ird(), negotiation.ird());
         state = QueuePairState.RTS;
         executor = ctx.executor();
-        logger.debug("{} queue pair {} RTS: {}", ctx.channel(), number, negotiation);
+        if (refusal != null) {
+            terminate(TerminateCause.withoutHeaders(TerminateCode.of(refusal), reason));
+            return;
+        }
+        logger.debug("{} queue pair {} RTS (IRD {}, ORD {}): {}", ctx.channel(), number, ird, ord, negotiation);
+        if (negotiation.role() == MpaRole.INITIATOR) {
+            // RFC 6581 §5: the RTR message goes first; the responder sends nothing before it.
+            switch (negotiation.readyToReceive()) {
+                case WRITE -> sender.queueZeroLengthWrite();
+                case READ -> sender.queueReadRtr();
+                default -> {
+                }
+            }
+            firstFpduProbeNanos = negotiation.firstFpduProbe().toNanos();
+        }
         drainNow();
         notify(l -> l.onEstablished(this));
+    }
+
+    /**
+     * The sender emitted this stream's first FPDU. An initiator then watches for any answer: Linux 6.1's
+     * siw responder sends its Reply before it reads the socket, and an FPDU that lands in between sits
+     * unread until more octets arrive. One zero-length RDMA Write (RFC 5040 §4.3; RFC 6581's RTR form,
+     * which siw and SoftRDMA accept with any STag) brings such a peer back; a peer that answered is never
+     * probed.
+     */
+    void firstFpduSent() {
+        long nanos = firstFpduProbeNanos;
+        if (nanos <= 0) {
+            return;
+        }
+        ctx.executor().schedule(() -> {
+            if (state == QueuePairState.RTS && !receiver.receivedAny()) {
+                logger.debug("{} queue pair {}: no answer {} ms after the first FPDU; probing with a zero-length"
+                        + " RDMA Write", ctx.channel(), number, TimeUnit.NANOSECONDS.toMillis(nanos));
+                sender.queueZeroLengthWrite();
+                drainNow();
+            }
+        }, nanos, TimeUnit.NANOSECONDS);
     }
 
     /**

@@ -44,7 +44,7 @@ public final class QueuePairHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
         if (evt instanceof MpaEstablishedEvent established) {
-            qp.attach(ctx, established.negotiation());
+            qp.attach(ctx, established.negotiation(), established.refusal(), established.reason());
         }
         super.userEventTriggered(ctx, evt);
     }

@@ -31,6 +31,7 @@ import java.util.List;
 final class QueuePairReceiver {
     private final DefaultQueuePair qp;
     private boolean stopped;
+    private boolean receivedAny;
 
     // Tagged context: a Write or Read Response whose last segment has not arrived.
     private boolean taggedInProgress;
@@ -57,11 +58,17 @@ final class QueuePairReceiver {
     }
 
     /** Processes one ULPDU (a DDP segment) and releases it. */
+    /** Whether any ULPDU arrived on this stream. */
+    boolean receivedAny() {
+        return receivedAny;
+    }
+
     void onSegment(ByteBuf ulpdu) {
         try {
             if (stopped) {
                 return;
             }
+            receivedAny = true;
             TerminateCause error = process(ulpdu);
             if (error != null) {
                 qp.terminate(error);
@@ -143,6 +150,16 @@ final class QueuePairReceiver {
         int stag = TaggedHeaderCodec.stag(u, base);
         long to = TaggedHeaderCodec.taggedOffset(u, base);
         int payload = u.readableBytes() - TaggedHeaderCodec.LENGTH;
+        if (qp.rtrReadOutstanding) {
+            // RFC 6581 §5: the answer to the Read RTR comes before any other (§5.5 rule 20: in order).
+            if (payload != 0 || !last || stag != QueuePairSender.RTR_STAG || taggedInProgress) {
+                return segmentError(DdpError.TAGGED_BASE_OR_BOUNDS, u, true, String.format("the Read Response to"
+                        + " the zero-length Read RTR must be one empty segment to STag 0x%08x; got %d octets to"
+                        + " STag 0x%08x (RFC 6581 §5, RFC 5040 §4.4)", QueuePairSender.RTR_STAG, payload, stag));
+            }
+            qp.rtrReadOutstanding = false;
+            return null;
+        }
         if (qp.orqHead == qp.orqTail) {
             // siw reports DDP 1/0/0x00 here; RFC 5040 Figure 9's "unexpected opcode" names the error.
             return segmentError(RdmapError.OPERATION_UNEXPECTED_OPCODE, u, true, false,

@@ -45,8 +45,11 @@ final class QueuePairSender {
     /** How long a Terminate may take to be written before the connection is closed anyway. */
     private static final long TERMINATE_LINGER_MILLIS = 2000;
 
+    /** The STag of zero-length RTR messages and probes: any works (siw uses 1, and so does SoftRDMA). */
+    static final int RTR_STAG = 1;
+
     private enum Current {
-        NONE, SEND_QUEUE, READ_RESPONSE
+        NONE, SEND_QUEUE, READ_RESPONSE, ZERO_LENGTH
     }
 
     private final DefaultQueuePair qp;
@@ -72,6 +75,10 @@ final class QueuePairSender {
     private int batchHead;
     private int batchTail;
     private final ChannelFutureListener batchListener = this::batchWritten;
+    /** Zero-length messages due ahead of everything else, at the next message boundary. */
+    private boolean zeroLengthWriteDue;
+    private boolean readRtrDue;
+    private boolean sentAny;
 
     QueuePairSender(DefaultQueuePair qp) {
         this.qp = qp;
@@ -106,7 +113,11 @@ final class QueuePairSender {
                     break;
                 }
             }
-            boolean finished = current == Current.SEND_QUEUE ? sendQueueSegment() : readResponseSegment();
+            boolean finished = switch (current) {
+                case SEND_QUEUE -> sendQueueSegment();
+                case READ_RESPONSE -> readResponseSegment();
+                default -> zeroLengthMessage();
+            };
             if (finished) {
                 current = Current.NONE;
             }
@@ -118,6 +129,9 @@ final class QueuePairSender {
     }
 
     private Current choose() {
+        if ((zeroLengthWriteDue || readRtrDue) && !stopped) {
+            return Current.ZERO_LENGTH;
+        }
         boolean responses = qp.irqHead < qp.irqTail;
         boolean sends = sendQueueReady();
         if (stopped) {
@@ -253,6 +267,34 @@ final class QueuePairSender {
         qp.sqNext++;
     }
 
+    /** A zero-length RDMA Write goes out at the next message boundary (RFC 6581 RTR, or a probe). */
+    void queueZeroLengthWrite() {
+        zeroLengthWriteDue = true;
+    }
+
+    /** A zero-length RDMA Read Request goes out first: RFC 6581's Read RTR; its Response comes back. */
+    void queueReadRtr() {
+        readRtrDue = true;
+    }
+
+    /** Emits a due zero-length message: one segment, L = 1 (RFC 5041 §5: a zero-length message). */
+    private boolean zeroLengthMessage() {
+        GatheredUlpdu u = GatheredUlpdu.newInstance(Unpooled.EMPTY_BUFFER);
+        if (readRtrDue) {
+            readRtrDue = false;
+            // RFC 5040 §4.4 zero length: the peer answers without checking the STags (§7.2 rule 4).
+            UntaggedHeaderCodec.write(u.header(), RdmapOpcode.RDMA_READ_REQUEST.code(), true, 0,
+                    UntaggedHeaderCodec.QN_READ_REQUEST, ++readRequestMsn, 0);
+            ReadRequestCodec.write(u.header(), RTR_STAG, 0, 0, RTR_STAG, 0);
+            qp.rtrReadOutstanding = true;
+        } else {
+            zeroLengthWriteDue = false;
+            TaggedHeaderCodec.write(u.header(), RdmapOpcode.RDMA_WRITE.code(), true, RTR_STAG, 0);
+        }
+        emit(u);
+        return true;
+    }
+
     /** Emits the next segment of the oldest Read Response (RFC 5040 §5.2.2); true when it is complete. */
     private boolean readResponseSegment() {
         InboundRead r = qp.irq[(int) (qp.irqHead % qp.irq.length)];
@@ -284,6 +326,10 @@ final class QueuePairSender {
     }
 
     private void emit(GatheredUlpdu u) {
+        if (!sentAny) {
+            sentAny = true;
+            qp.firstFpduSent();
+        }
         if (pending != null) {
             ctx.write(pending, voidPromise);
         }

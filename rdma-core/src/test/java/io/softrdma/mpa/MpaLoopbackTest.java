@@ -47,6 +47,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /** MPA startup and full operation over real loopback TCP (RFC 5044 §7.1 and §4). */
 class MpaLoopbackTest {
+    /** RFC 5044's revision: these tests pin the frames of revision 1 (RFC 6581's are in EnhancedStartupTest). */
+    private static final MpaSettings V1 = MpaSettings.defaults().withRevision(MpaSettings.REVISION_1);
     private static final String REQ_KEY = "4d504120494420526571204672616d65";
     private static final int[] SIZES = {0, 1, 100, 511, 512, 513, 4096, 20000, 64768};
 
@@ -75,10 +77,10 @@ class MpaLoopbackTest {
     @MethodSource("flagCombinations")
     void rfc5044Section7_1EveryFlagCombinationNegotiatesAndCarriesUlpdusBothWays(boolean initiatorMarkers,
             boolean initiatorCrc, boolean responderMarkers, boolean responderCrc) throws Exception {
-        Server server = Server.start(MpaSettings.defaults().withMarkers(responderMarkers).withCrc(responderCrc),
+        Server server = Server.start(V1.withMarkers(responderMarkers).withCrc(responderCrc),
                 MpaRequestListener.ACCEPT_ALL, true);
         Client client = Client.connect(server.port(),
-                MpaSettings.defaults().withMarkers(initiatorMarkers).withCrc(initiatorCrc), new byte[0]);
+                V1.withMarkers(initiatorMarkers).withCrc(initiatorCrc), new byte[0]);
         try {
             MpaNegotiation mine = client.outcome.get(5, TimeUnit.SECONDS);
             MpaNegotiation theirs = server.outcomes.poll(5, TimeUnit.SECONDS).get(5, TimeUnit.SECONDS);
@@ -106,9 +108,9 @@ class MpaLoopbackTest {
 
     @Test
     void rfc5044Section7_1_2Rule2RejectCarriesPrivateDataToTheInitiatorAndCloses() throws Exception {
-        Server server = Server.start(MpaSettings.defaults(),
+        Server server = Server.start(V1,
                 (request, decision) -> decision.reject("go away".getBytes(StandardCharsets.US_ASCII)), false);
-        Client client = Client.connect(server.port(), MpaSettings.defaults(), bytes("0102"));
+        Client client = Client.connect(server.port(), V1, bytes("0102"));
         try {
             Throwable t = cause(client.outcome);
             assertThat(t).isInstanceOf(MpaRejectedException.class);
@@ -127,10 +129,10 @@ class MpaLoopbackTest {
     @Test
     void consumerDecisionFromAnotherThreadHopsOntoTheEventLoop() throws Exception {
         ScheduledExecutorService other = Executors.newSingleThreadScheduledExecutor();
-        Server server = Server.start(MpaSettings.defaults(),
+        Server server = Server.start(V1,
                 (request, decision) -> other.schedule(() -> decision.accept(request.privateData()), 50,
                         TimeUnit.MILLISECONDS), true);
-        Client client = Client.connect(server.port(), MpaSettings.defaults(), bytes("abcdef"));
+        Client client = Client.connect(server.port(), V1, bytes("abcdef"));
         try {
             assertThat(client.outcome.get(5, TimeUnit.SECONDS).peerPrivateData()).isEqualTo(bytes("abcdef"));
             assertThat(server.offLoop).as("server events that ran off the event loop").isEmpty();
@@ -159,7 +161,7 @@ class MpaLoopbackTest {
                             }
                         });
                         c.pipeline().addLast(PipelineNames.MPA_STARTUP,
-                                MpaStartupHandler.responder(MpaSettings.defaults(), MpaRequestListener.ACCEPT_ALL));
+                                MpaStartupHandler.responder(V1, MpaRequestListener.ACCEPT_ALL));
                         c.pipeline().addLast(new ChannelInboundHandlerAdapter() {
                             @Override
                             public void channelRead(ChannelHandlerContext ctx, Object msg) {
@@ -204,7 +206,7 @@ class MpaLoopbackTest {
 
     @Test
     void rfc5044Section7_1_2Rule8RequestTimeoutClosesASilentInitiator() throws Exception {
-        Server server = Server.start(MpaSettings.defaults().withRequestTimeout(Duration.ofMillis(300)),
+        Server server = Server.start(V1.withRequestTimeout(Duration.ofMillis(300)),
                 MpaRequestListener.ACCEPT_ALL, true);
         try (Socket raw = connectRaw(server.port())) {
             assertThat(readAllUntilEof(raw.getInputStream())).isEmpty();
@@ -216,7 +218,7 @@ class MpaLoopbackTest {
 
     @Test
     void rfc5044Section7_1_1WrongKeyClosesTheConnectionAtOnce() throws Exception {
-        Server server = Server.start(MpaSettings.defaults(), MpaRequestListener.ACCEPT_ALL, true);
+        Server server = Server.start(V1, MpaRequestListener.ACCEPT_ALL, true);
         try (Socket raw = connectRaw(server.port())) {
             raw.getOutputStream().write("GET / HTTP/1.1\r\n".getBytes(StandardCharsets.US_ASCII));
             assertThat(readAllUntilEof(raw.getInputStream())).isEmpty();
@@ -228,7 +230,7 @@ class MpaLoopbackTest {
 
     @Test
     void rfc5044Section7_1_1UnsupportedRevisionClosesWithoutAReply() throws Exception {
-        Server server = Server.start(MpaSettings.defaults(), MpaRequestListener.ACCEPT_ALL, true);
+        Server server = Server.start(V1, MpaRequestListener.ACCEPT_ALL, true);
         try (Socket raw = connectRaw(server.port())) {
             raw.getOutputStream().write(bytes(REQ_KEY + "40070000"));
             assertThat(readAllUntilEof(raw.getInputStream())).isEmpty();
@@ -240,7 +242,7 @@ class MpaLoopbackTest {
 
     @Test
     void rfc5044Section7_1_2Rule9PrivateDataAboveTheCapIsRefusedBeforeItArrives() throws Exception {
-        Server server = Server.start(MpaSettings.defaults().withMaxPrivateDataLength(256),
+        Server server = Server.start(V1.withMaxPrivateDataLength(256),
                 MpaRequestListener.ACCEPT_ALL, true);
         try (Socket raw = connectRaw(server.port())) {
             raw.getOutputStream().write(bytes(REQ_KEY + "4001012c")); // PD_Length 300
@@ -253,7 +255,7 @@ class MpaLoopbackTest {
 
     @Test
     void truncatedRequestIsReportedWhenTheStreamEnds() throws Exception {
-        Server server = Server.start(MpaSettings.defaults(), MpaRequestListener.ACCEPT_ALL, true);
+        Server server = Server.start(V1, MpaRequestListener.ACCEPT_ALL, true);
         try (Socket raw = connectRaw(server.port())) {
             raw.getOutputStream().write(bytes(REQ_KEY + "4001000a" + "0102"));
             raw.shutdownOutput();
@@ -266,7 +268,7 @@ class MpaLoopbackTest {
 
     @Test
     void rfc5044Section7_1_2EarlyFpduOctetsInTheRequestSegmentAreNotLost() throws Exception {
-        Server server = Server.start(MpaSettings.defaults(), MpaRequestListener.ACCEPT_ALL, true);
+        Server server = Server.start(V1, MpaRequestListener.ACCEPT_ALL, true);
         try (Socket raw = connectRaw(server.port())) {
             byte[] fpdus = FpduTestSupport.encode(true, false, List.of(bytes("0a0b"), pattern(3000, 7)));
             ByteArrayOutputStream out = new ByteArrayOutputStream();
@@ -289,7 +291,7 @@ class MpaLoopbackTest {
         try (ServerSocket silent = new ServerSocket()) {
             silent.bind(new InetSocketAddress("127.0.0.1", 0));
             Client client = Client.connect(silent.getLocalPort(),
-                    MpaSettings.defaults().withReplyTimeout(Duration.ofMillis(300)), new byte[0]);
+                    V1.withReplyTimeout(Duration.ofMillis(300)), new byte[0]);
             try (Socket accepted = silent.accept()) {
                 assertThat(Hex.hex(accepted.getInputStream().readNBytes(20))).startsWith(REQ_KEY);
                 Throwable t = cause(client.outcome);
@@ -303,9 +305,9 @@ class MpaLoopbackTest {
 
     @Test
     void initiatorSeesClearErrorWhenTheResponderRefusesMarkers() throws Exception {
-        Server server = Server.start(MpaSettings.defaults().withRefuseMarkers(true), MpaRequestListener.ACCEPT_ALL,
+        Server server = Server.start(V1.withRefuseMarkers(true), MpaRequestListener.ACCEPT_ALL,
                 true);
-        Client client = Client.connect(server.port(), MpaSettings.defaults().withMarkers(true), new byte[0]);
+        Client client = Client.connect(server.port(), V1.withMarkers(true), new byte[0]);
         try {
             assertThat(cause(client.outcome)).isInstanceOf(MpaRejectedException.class);
             assertReason(server, Reason.MARKERS_REFUSED);

@@ -27,6 +27,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 class MpaStartupHandlerTest {
+    /** RFC 5044's revision: these tests pin the frames of revision 1 (RFC 6581's are in EnhancedStartupTest). */
+    private static final MpaSettings V1 = MpaSettings.defaults().withRevision(MpaSettings.REVISION_1);
     private static final String REQ_KEY = "4d504120494420526571204672616d65";
     private static final String REP_KEY = "4d504120494420526570204672616d65";
 
@@ -39,7 +41,7 @@ class MpaStartupHandlerTest {
 
     @Test
     void rfc5044Section7_1_2Rule1InitiatorSendsRequestWithFlagsRevisionAndPrivateDataWhenActive() {
-        MpaStartupHandler h = MpaStartupHandler.initiator(MpaSettings.defaults().withMarkers(true),
+        MpaStartupHandler h = MpaStartupHandler.initiator(V1.withMarkers(true),
                 "hello".getBytes(StandardCharsets.US_ASCII));
         EmbeddedChannel ch = new EmbeddedChannel(h);
         assertThat(hex(drainOutbound(ch))).isEqualTo(frame(REQ_KEY, 0xC0, 1, "68656c6c6f"));
@@ -50,7 +52,7 @@ class MpaStartupHandlerTest {
     @CsvSource({"false,false,false", "true,false,true", "false,true,true", "true,true,true"})
     void rfc5044Section7_1_1CrcIsUsedWhenEitherFrameHasC(boolean requestCrc, boolean replyCrc, boolean expected)
             throws Exception {
-        MpaStartupHandler h = MpaStartupHandler.initiator(MpaSettings.defaults().withCrc(requestCrc), new byte[0]);
+        MpaStartupHandler h = MpaStartupHandler.initiator(V1.withCrc(requestCrc), new byte[0]);
         EmbeddedChannel ch = new EmbeddedChannel(h);
         drainOutbound(ch);
         ch.writeInbound(Hex.buf(frame(REP_KEY, replyCrc ? 0x40 : 0, 1, "")));
@@ -61,7 +63,7 @@ class MpaStartupHandlerTest {
     @ParameterizedTest(name = "request M={0}, reply M={1}")
     @CsvSource({"false,false", "true,false", "false,true", "true,true"})
     void rfc5044Section7_1_1MarkersAreDeclaredPerDirection(boolean requestM, boolean replyM) throws Exception {
-        MpaStartupHandler h = MpaStartupHandler.initiator(MpaSettings.defaults().withMarkers(requestM), new byte[0]);
+        MpaStartupHandler h = MpaStartupHandler.initiator(V1.withMarkers(requestM), new byte[0]);
         EmbeddedChannel ch = new EmbeddedChannel(h);
         drainOutbound(ch);
         ch.writeInbound(Hex.buf(frame(REP_KEY, replyM ? 0xC0 : 0x40, 1, "")));
@@ -74,7 +76,7 @@ class MpaStartupHandlerTest {
 
     @Test
     void rfc5044Section7_1_2Rule3InitiatorEntersFullOperationReplacingItselfWithTheFpduCodec() throws Exception {
-        MpaStartupHandler h = MpaStartupHandler.initiator(MpaSettings.defaults(), bytes("0102"));
+        MpaStartupHandler h = MpaStartupHandler.initiator(V1, bytes("0102"));
         Events events = new Events();
         EmbeddedChannel ch = new EmbeddedChannel();
         ch.pipeline().addLast(PipelineNames.MPA_STARTUP, h).addLast(events);
@@ -99,7 +101,7 @@ class MpaStartupHandlerTest {
 
     @Test
     void rfc5044Section7_1_2Rule3OctetsRightAfterTheReplyAreTheFirstFpduAndAreNotLost() throws Exception {
-        MpaStartupHandler h = MpaStartupHandler.initiator(MpaSettings.defaults(), new byte[0]);
+        MpaStartupHandler h = MpaStartupHandler.initiator(V1, new byte[0]);
         Events events = new Events();
         EmbeddedChannel ch = new EmbeddedChannel(h, events);
         drainOutbound(ch);
@@ -113,7 +115,7 @@ class MpaStartupHandlerTest {
 
     @Test
     void rfc5044Section7_1_2Rule8InitiatorReceivingARequestReportsBothInitiators() {
-        MpaStartupHandler h = MpaStartupHandler.initiator(MpaSettings.defaults(), new byte[0]);
+        MpaStartupHandler h = MpaStartupHandler.initiator(V1, new byte[0]);
         EmbeddedChannel ch = new EmbeddedChannel(h);
         drainOutbound(ch);
         ch.writeInbound(Hex.buf(REQ_KEY.substring(0, 24)));
@@ -124,7 +126,7 @@ class MpaStartupHandlerTest {
 
     @Test
     void rfc5044Section7_1_1KeyIsCheckedOctetByOctetAndAWrongOneClosesAtOnce() {
-        MpaStartupHandler h = MpaStartupHandler.initiator(MpaSettings.defaults(), new byte[0]);
+        MpaStartupHandler h = MpaStartupHandler.initiator(V1, new byte[0]);
         EmbeddedChannel ch = new EmbeddedChannel(h);
         drainOutbound(ch);
         ch.writeInbound(Unpooled.copiedBuffer("MPA ID", StandardCharsets.US_ASCII));
@@ -137,7 +139,7 @@ class MpaStartupHandlerTest {
 
     @Test
     void rfc5044Section7_1_1UnsupportedRevisionClosesWithLocalError() {
-        MpaStartupHandler h = MpaStartupHandler.initiator(MpaSettings.defaults(), new byte[0]);
+        MpaStartupHandler h = MpaStartupHandler.initiator(V1, new byte[0]);
         EmbeddedChannel ch = new EmbeddedChannel(h);
         drainOutbound(ch);
         ch.writeInbound(Hex.buf(frame(REP_KEY, 0x40, 3, "")));
@@ -148,7 +150,7 @@ class MpaStartupHandlerTest {
 
     @Test
     void rfc5044Section7_1_2Rule9PdLengthAboveTheCapFailsBeforeThePrivateDataArrives() {
-        MpaStartupHandler h = MpaStartupHandler.initiator(MpaSettings.defaults().withMaxPrivateDataLength(256),
+        MpaStartupHandler h = MpaStartupHandler.initiator(V1.withMaxPrivateDataLength(256),
                 new byte[0]);
         EmbeddedChannel ch = new EmbeddedChannel(h);
         drainOutbound(ch);
@@ -160,7 +162,7 @@ class MpaStartupHandlerTest {
 
     @Test
     void rfc5044Section7_1_1PdLengthAbove512IsRefusedWithTheDefaultCap() {
-        MpaStartupHandler h = MpaStartupHandler.initiator(MpaSettings.defaults(), new byte[0]);
+        MpaStartupHandler h = MpaStartupHandler.initiator(V1, new byte[0]);
         EmbeddedChannel ch = new EmbeddedChannel(h);
         drainOutbound(ch);
         ch.writeInbound(Hex.buf(REP_KEY + "40010201"));
@@ -170,7 +172,7 @@ class MpaStartupHandlerTest {
 
     @Test
     void truncatedReplyReportsHowMuchArrived() {
-        MpaStartupHandler h = MpaStartupHandler.initiator(MpaSettings.defaults(), new byte[0]);
+        MpaStartupHandler h = MpaStartupHandler.initiator(V1, new byte[0]);
         EmbeddedChannel ch = new EmbeddedChannel(h);
         drainOutbound(ch);
         ch.writeInbound(Hex.buf(REP_KEY + "4001000a" + "0102"));
@@ -181,7 +183,7 @@ class MpaStartupHandlerTest {
 
     @Test
     void rfc5044Section7_1_2Rule3RejectedReplyFailsWithTheResponderPrivateData() {
-        MpaStartupHandler h = MpaStartupHandler.initiator(MpaSettings.defaults(), new byte[0]);
+        MpaStartupHandler h = MpaStartupHandler.initiator(V1, new byte[0]);
         EmbeddedChannel ch = new EmbeddedChannel(h);
         drainOutbound(ch);
         ch.writeInbound(Hex.buf(frame(REP_KEY, 0x60, 1, "6e6f7065")));
@@ -196,7 +198,7 @@ class MpaStartupHandlerTest {
     @Test
     void rfc5044Section7_1_2Rule10ReplyTimeout() {
         MpaStartupHandler h = MpaStartupHandler.initiator(
-                MpaSettings.defaults().withReplyTimeout(Duration.ofSeconds(10)), new byte[0]);
+                V1.withReplyTimeout(Duration.ofSeconds(10)), new byte[0]);
         EmbeddedChannel ch = new EmbeddedChannel();
         ch.freezeTime();
         ch.pipeline().addLast(h);
@@ -214,7 +216,7 @@ class MpaStartupHandlerTest {
 
     @Test
     void initiatorRefusingMarkersClosesOnAReplyThatRequiresThem() {
-        MpaStartupHandler h = MpaStartupHandler.initiator(MpaSettings.defaults().withRefuseMarkers(true),
+        MpaStartupHandler h = MpaStartupHandler.initiator(V1.withRefuseMarkers(true),
                 new byte[0]);
         EmbeddedChannel ch = new EmbeddedChannel(h);
         drainOutbound(ch);
@@ -225,7 +227,7 @@ class MpaStartupHandlerTest {
 
     @Test
     void outgoingPrivateDataAboveTheCapFailsFast() {
-        assertThatThrownBy(() -> MpaStartupHandler.initiator(MpaSettings.defaults().withMaxPrivateDataLength(256),
+        assertThatThrownBy(() -> MpaStartupHandler.initiator(V1.withMaxPrivateDataLength(256),
                 new byte[257])).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("257 octets of private data exceed the maximum of 256");
     }
@@ -235,7 +237,7 @@ class MpaStartupHandlerTest {
     @Test
     void rfc5044Section7_1_2Rule2ResponderOffersTheRequestAndItsPrivateDataToItsConsumer() throws Exception {
         AtomicReference<MpaStartupFrame> seen = new AtomicReference<>();
-        MpaStartupHandler h = MpaStartupHandler.responder(MpaSettings.defaults().withCrc(false),
+        MpaStartupHandler h = MpaStartupHandler.responder(V1.withCrc(false),
                 (request, decision) -> {
                     seen.set(request);
                     decision.accept(bytes("beef"));
@@ -257,7 +259,7 @@ class MpaStartupHandlerTest {
 
     @Test
     void rfc5044Section7_1_2Rule4ResponderSendsNoFpduBeforeItHasReceivedOne() throws Exception {
-        MpaStartupHandler h = MpaStartupHandler.responder(MpaSettings.defaults(), MpaRequestListener.ACCEPT_ALL);
+        MpaStartupHandler h = MpaStartupHandler.responder(V1, MpaRequestListener.ACCEPT_ALL);
         Events events = new Events();
         EmbeddedChannel ch = new EmbeddedChannel(h, events);
         ch.writeInbound(Hex.buf(frame(REQ_KEY, 0x40, 1, "")));
@@ -274,7 +276,7 @@ class MpaStartupHandlerTest {
 
     @Test
     void rfc5044Section7_1_2Rule2RejectSendsReplyWithRBitAndPrivateDataThenCloses() {
-        MpaStartupHandler h = MpaStartupHandler.responder(MpaSettings.defaults(),
+        MpaStartupHandler h = MpaStartupHandler.responder(V1,
                 (request, decision) -> decision.reject("busy".getBytes(StandardCharsets.US_ASCII)));
         EmbeddedChannel ch = new EmbeddedChannel(h);
         ch.writeInbound(Hex.buf(frame(REQ_KEY, 0x40, 1, "")));
@@ -287,7 +289,7 @@ class MpaStartupHandlerTest {
     @Test
     void decisionTakenLaterFromAnotherThreadCompletesTheStartup() throws Exception {
         CompletableFuture<MpaResponderDecision> pending = new CompletableFuture<>();
-        MpaStartupHandler h = MpaStartupHandler.responder(MpaSettings.defaults(),
+        MpaStartupHandler h = MpaStartupHandler.responder(V1,
                 (request, decision) -> pending.complete(decision));
         EmbeddedChannel ch = new EmbeddedChannel(h);
         ch.writeInbound(Hex.buf(frame(REQ_KEY, 0x40, 1, "")));
@@ -303,7 +305,7 @@ class MpaStartupHandlerTest {
     @Test
     void earlyFpduBytesAfterTheRequestAreKeptWhileTheConsumerDecides() throws Exception {
         CompletableFuture<MpaResponderDecision> pending = new CompletableFuture<>();
-        MpaStartupHandler h = MpaStartupHandler.responder(MpaSettings.defaults(),
+        MpaStartupHandler h = MpaStartupHandler.responder(V1,
                 (request, decision) -> pending.complete(decision));
         Events events = new Events();
         EmbeddedChannel ch = new EmbeddedChannel(h, events);
@@ -319,7 +321,7 @@ class MpaStartupHandlerTest {
     @Test
     void rfc5044Section7_1_2Rule8ResponderRequestTimeout() {
         MpaStartupHandler h = MpaStartupHandler.responder(
-                MpaSettings.defaults().withRequestTimeout(Duration.ofSeconds(5)), MpaRequestListener.ACCEPT_ALL);
+                V1.withRequestTimeout(Duration.ofSeconds(5)), MpaRequestListener.ACCEPT_ALL);
         EmbeddedChannel ch = new EmbeddedChannel();
         ch.freezeTime();
         ch.pipeline().addLast(h);
@@ -333,7 +335,7 @@ class MpaStartupHandlerTest {
     @Test
     void consumerThatNeverDecidesTimesOut() {
         MpaStartupHandler h = MpaStartupHandler.responder(
-                MpaSettings.defaults().withAcceptTimeout(Duration.ofSeconds(3)), (request, decision) -> { });
+                V1.withAcceptTimeout(Duration.ofSeconds(3)), (request, decision) -> { });
         EmbeddedChannel ch = new EmbeddedChannel();
         ch.freezeTime();
         ch.pipeline().addLast(h);
@@ -347,7 +349,7 @@ class MpaStartupHandlerTest {
 
     @Test
     void responderReceivingAReplyReportsIt() {
-        MpaStartupHandler h = MpaStartupHandler.responder(MpaSettings.defaults(), MpaRequestListener.ACCEPT_ALL);
+        MpaStartupHandler h = MpaStartupHandler.responder(V1, MpaRequestListener.ACCEPT_ALL);
         EmbeddedChannel ch = new EmbeddedChannel(h);
         ch.writeInbound(Hex.buf(frame(REP_KEY, 0x40, 1, "")));
         assertStartupFailed(h, Reason.UNEXPECTED_REPLY, "received an MPA Reply where the Request was due");
@@ -356,7 +358,7 @@ class MpaStartupHandlerTest {
 
     @Test
     void responderRefusingMarkersRejectsWithRBitLikeLinuxSiw() {
-        MpaStartupHandler h = MpaStartupHandler.responder(MpaSettings.defaults().withRefuseMarkers(true),
+        MpaStartupHandler h = MpaStartupHandler.responder(V1.withRefuseMarkers(true),
                 MpaRequestListener.ACCEPT_ALL);
         EmbeddedChannel ch = new EmbeddedChannel(h);
         ch.writeInbound(Hex.buf(frame(REQ_KEY, 0x80, 1, "")));
@@ -369,7 +371,7 @@ class MpaStartupHandlerTest {
     @Test
     void responderPrivateDataAboveTheCapFailsAtTheCall() {
         AtomicReference<Throwable> thrown = new AtomicReference<>();
-        MpaStartupHandler h = MpaStartupHandler.responder(MpaSettings.defaults().withMaxPrivateDataLength(16),
+        MpaStartupHandler h = MpaStartupHandler.responder(V1.withMaxPrivateDataLength(16),
                 (request, decision) -> {
                     try {
                         decision.accept(new byte[17]);
@@ -389,7 +391,7 @@ class MpaStartupHandlerTest {
 
     @Test
     void writesBeforeTheStartupCompletesFailInsteadOfGoingOutUnframed() {
-        MpaStartupHandler h = MpaStartupHandler.initiator(MpaSettings.defaults(), new byte[0]);
+        MpaStartupHandler h = MpaStartupHandler.initiator(V1, new byte[0]);
         EmbeddedChannel ch = new EmbeddedChannel(h, new Events());
         drainOutbound(ch);
         ByteBuf early = Unpooled.wrappedBuffer(bytes("dead"));
@@ -403,7 +405,7 @@ class MpaStartupHandlerTest {
 
     @Test
     void rfc5044Section7_1_2Rule4ResponderWhoseFirstFpduIsBadRefusesToSendSoItsTerminateWriteFails() {
-        MpaStartupHandler h = MpaStartupHandler.responder(MpaSettings.defaults(), MpaRequestListener.ACCEPT_ALL);
+        MpaStartupHandler h = MpaStartupHandler.responder(V1, MpaRequestListener.ACCEPT_ALL);
         Events events = new Events();
         EmbeddedChannel ch = new EmbeddedChannel(h, events);
         ch.writeInbound(Hex.buf(frame(REQ_KEY, 0x40, 1, "")));
@@ -422,7 +424,7 @@ class MpaStartupHandlerTest {
 
     @Test
     void rfc5044Section7_1_2Rule3WithoutCloseOnRejectTheInitiatorLeavesTheStreamOpenAndHandsOnLaterOctets() {
-        MpaStartupHandler h = MpaStartupHandler.initiator(MpaSettings.defaults().withCloseOnReject(false),
+        MpaStartupHandler h = MpaStartupHandler.initiator(V1.withCloseOnReject(false),
                 new byte[0]);
         Events events = new Events();
         EmbeddedChannel ch = new EmbeddedChannel(h, events);
@@ -438,7 +440,7 @@ class MpaStartupHandlerTest {
 
     @Test
     void rfc5044Section7_1_2Rule2WithoutCloseOnRejectTheResponderRepliesAndLeavesTheStreamOpen() {
-        MpaStartupHandler h = MpaStartupHandler.responder(MpaSettings.defaults().withCloseOnReject(false),
+        MpaStartupHandler h = MpaStartupHandler.responder(V1.withCloseOnReject(false),
                 (request, decision) -> decision.reject(bytes("00")));
         EmbeddedChannel ch = new EmbeddedChannel(h);
         ch.writeInbound(Hex.buf(frame(REQ_KEY, 0x40, 1, "")));
@@ -454,7 +456,7 @@ class MpaStartupHandlerTest {
     void rfc5044Section4_5MulpduCountsTheMarkersThisEndpointSendsAndTheConfiguredCap(boolean requestM,
             boolean replyM, int cap) throws Exception {
         MpaStartupHandler h = MpaStartupHandler.initiator(
-                MpaSettings.defaults().withMarkers(requestM).withMaxUlpduLength(cap), new byte[0]);
+                V1.withMarkers(requestM).withMaxUlpduLength(cap), new byte[0]);
         EmbeddedChannel ch = new EmbeddedChannel(h);
         drainOutbound(ch);
         ch.writeInbound(Hex.buf(frame(REP_KEY, replyM ? 0xC0 : 0x40, 1, "")));
@@ -467,7 +469,7 @@ class MpaStartupHandlerTest {
     @Test
     void earlyOctetsBeyond64KiBPauseReadingUntilTheDecisionAndAreAllDelivered() {
         CompletableFuture<MpaResponderDecision> pending = new CompletableFuture<>();
-        MpaStartupHandler h = MpaStartupHandler.responder(MpaSettings.defaults(),
+        MpaStartupHandler h = MpaStartupHandler.responder(V1,
                 (request, decision) -> pending.complete(decision));
         Events events = new Events();
         EmbeddedChannel ch = new EmbeddedChannel(h, events);
