@@ -69,7 +69,8 @@ public final class PerfMain {
      * the end); returns the results. In server mode, serves until the process ends.
      */
     static List<PerfResult> run(PerfOptions options, PrintStream out) throws Exception {
-        MpaSettings mpa = MpaSettings.defaults().withCrc(options.crc()).withMarkers(options.markers());
+        MpaSettings mpa = MpaSettings.defaults().withRevision(options.mpaRevision()).withCrc(options.crc())
+                .withMarkers(options.markers());
         if (options.server()) {
             serve(options, mpa, out);
             return List.of();

@@ -19,6 +19,7 @@ import java.util.Locale;
  * @param rate MiB/s at most (latency round trips spaced out accordingly), or 0 for as fast as possible
  * @param crc MPA CRC32c on or off
  * @param markers MPA Markers on or off
+ * @param mpaRevision MPA revision: 2 (RFC 6581, IRD/ORD exchanged) or 1 (RFC 5044)
  * @param port the SoftRDMA server's port (0: any free port)
  * @param server run only the server
  * @param connect run only the client, against this {@code host:port}; null in loopback mode
@@ -28,7 +29,7 @@ import java.util.Locale;
  * @param transport the Netty transport
  */
 record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Duration duration, Duration warmup,
-        double rate, boolean crc, boolean markers, int port, boolean server, String connect, boolean json, boolean progress,
+        double rate, boolean crc, boolean markers, int mpaRevision, int port, boolean server, String connect, boolean json, boolean progress,
         boolean baseline, TransportKind transport) {
 
     /** Round trips per latency phase unless {@code --iterations} says otherwise. */
@@ -52,6 +53,7 @@ record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Durat
                                            capture needs one to keep up)
               --crc on|off                 MPA CRC32c (default: on)
               --markers on|off             MPA Markers every 512 octets (default: off)
+              --mpa-rev 1|2                MPA revision: 2 sends RFC 6581's IRD/ORD (default: 2)
               --port P                     the SoftRDMA server's port (default: any free port)
               --server                     run only the server, on --port P (two processes)
               --connect HOST:PORT          run only the client, against a --server (two processes)
@@ -71,6 +73,7 @@ record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Durat
         double rate = 0;
         boolean crc = true;
         boolean markers = false;
+        int mpaRevision = 2;
         Integer port = null;
         boolean server = false;
         String connect = null;
@@ -89,6 +92,7 @@ record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Durat
                 case "--rate" -> rate = parseRate(value(args, ++i, a));
                 case "--crc" -> crc = onOff(value(args, ++i, a), a);
                 case "--markers" -> markers = onOff(value(args, ++i, a), a);
+                case "--mpa-rev" -> mpaRevision = parseRevision(value(args, ++i, a));
                 case "--port" -> port = parsePort(value(args, ++i, a));
                 case "--server" -> server = true;
                 case "--connect" -> connect = parseHostPort(value(args, ++i, a));
@@ -111,8 +115,17 @@ record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Durat
         }
         // A separate server cannot run the raw TCP reference: there is nothing to compare in this process.
         boolean withBaseline = baseline && connect == null;
-        return new PerfOptions(tests, sizes, iterations, duration, warmup, rate, crc, markers, port == null ? 0 : port,
+        return new PerfOptions(tests, sizes, iterations, duration, warmup, rate, crc, markers, mpaRevision,
+                port == null ? 0 : port,
                 server, connect, json, progress, withBaseline, transport);
+    }
+
+    private static int parseRevision(String v) {
+        return switch (v) {
+            case "1" -> 1;
+            case "2" -> 2;
+            default -> throw new IllegalArgumentException("--mpa-rev takes 1 or 2, not " + v);
+        };
     }
 
     private static String value(String[] args, int i, String option) {

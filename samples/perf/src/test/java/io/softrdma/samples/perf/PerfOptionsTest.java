@@ -15,6 +15,7 @@ class PerfOptionsTest {
         assertThat(o.sizes()).containsExactly(64, 4096, 65536);
         assertThat(o.crc()).isTrue();
         assertThat(o.markers()).isFalse();
+        assertThat(o.mpaRevision()).isEqualTo(2);
         assertThat(o.baseline()).isTrue();
         assertThat(o.duration()).isEqualTo(Duration.ofSeconds(2));
         assertThat(o.latencyRoundTrips()).isEqualTo(PerfOptions.LATENCY_ROUND_TRIPS);
@@ -23,7 +24,7 @@ class PerfOptionsTest {
     @org.junit.jupiter.api.Test
     void everyOptionIsParsed() {
         PerfOptions o = PerfOptions.parse(new String[] {"--test", "read,send", "--size", "1,2K,1M", "--iterations",
-            "7", "--warmup", "0", "--duration", "0.5", "--crc", "off", "--markers", "on", "--port", "7471",
+            "7", "--warmup", "0", "--duration", "0.5", "--crc", "off", "--markers", "on", "--mpa-rev", "1", "--port", "7471",
             "--no-baseline", "--transport", "nio", "--json", "--no-progress"});
         assertThat(o.tests()).containsExactly(Test.READ, Test.SEND);
         assertThat(o.sizes()).containsExactly(1, 2048, 1 << 20);
@@ -33,6 +34,7 @@ class PerfOptionsTest {
         assertThat(o.duration()).isEqualTo(Duration.ofMillis(500));
         assertThat(o.crc()).isFalse();
         assertThat(o.markers()).isTrue();
+        assertThat(o.mpaRevision()).isEqualTo(1);
         assertThat(o.port()).isEqualTo(7471);
         assertThat(o.baseline()).isFalse();
         assertThat(o.json()).isTrue();
@@ -57,6 +59,7 @@ class PerfOptionsTest {
                 List.of("--iterations", "-1"),
                 List.of("--duration", "0"),
                 List.of("--crc", "yes"),
+                List.of("--mpa-rev", "3"),
                 List.of("--port", "70000"),
                 List.of("--server"),
                 List.of("--server", "--port", "1", "--connect", "h:2"),
