@@ -3,7 +3,6 @@ package io.softrdma.cm;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.PooledByteBufAllocator;
-import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
@@ -77,11 +76,13 @@ public final class ConnectionManager implements AutoCloseable {
     /**
      * Listens on {@code local}; {@code handler} decides on each connection once its MPA Request has
      * arrived.
+     *
+     * @throws java.io.UncheckedIOException if the address cannot be bound (for example, it is in use)
      */
     public RdmaListener listen(SocketAddress local, MpaSettings settings, ConnectRequestHandler handler) {
         Objects.requireNonNull(settings, "settings");
         Objects.requireNonNull(handler, "handler");
-        Channel server = new ServerBootstrap().group(group).channel(transport.serverSocketChannel())
+        ChannelFuture bound = new ServerBootstrap().group(group).channel(transport.serverSocketChannel())
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, WATER_MARK)
@@ -94,8 +95,16 @@ public final class ConnectionManager implements AutoCloseable {
                                 handler.onConnectRequest(new ConnectRequest(ch, request, decision, startup[0])));
                         ch.pipeline().addLast(PipelineNames.MPA_STARTUP, startup[0]);
                     }
-                }).bind(local).syncUninterruptibly().channel();
-        return new RdmaListener(server);
+                }).bind(local).awaitUninterruptibly();
+        if (!bound.isSuccess()) {
+            Throwable cause = bound.cause();
+            String message = "could not listen on " + local + ": " + cause.getMessage();
+            if (cause instanceof java.io.IOException io) {
+                throw new java.io.UncheckedIOException(message, io);
+            }
+            throw new IllegalStateException(message, cause);
+        }
+        return new RdmaListener(bound.channel());
     }
 
     /**

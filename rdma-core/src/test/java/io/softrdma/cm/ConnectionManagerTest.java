@@ -177,6 +177,15 @@ class ConnectionManagerTest {
     }
 
     @Test
+    void listeningOnAnAddressInUseFailsWithTheAddress() throws Exception {
+        try (RdmaListener first = cm.listen(local(0), MpaSettings.defaults(), r -> r.reject(new byte[0]))) {
+            assertThatThrownBy(() -> cm.listen(local(first.port()), MpaSettings.defaults(), r -> { }))
+                    .isInstanceOf(java.io.UncheckedIOException.class)
+                    .hasMessageContaining("could not listen on /127.0.0.1:" + first.port());
+        }
+    }
+
+    @Test
     void aRefusedTcpConnectFailsTheConnectAndClosesTheQueuePair() throws Exception {
         int port;
         try (ServerSocket s = new ServerSocket()) {

@@ -1,0 +1,147 @@
+package io.softrdma.samples.rping;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.softrdma.mpa.MpaSettings;
+import io.softrdma.mpa.PeerToPeerMode;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class RpingOptionsTest {
+    @Test
+    void serverDefaults() {
+        RpingOptions o = RpingOptions.parse(new String[] {"-s"});
+        assertThat(o.server()).isTrue();
+        assertThat(o.address()).isEqualTo("0.0.0.0");
+        assertThat(o.port()).isEqualTo(7174);
+        assertThat(o.count()).isZero();
+        assertThat(o.size()).isEqualTo(64);
+        assertThat(o.verbose()).isFalse();
+        assertThat(o.validate()).isFalse();
+        assertThat(o.debug()).isFalse();
+        assertThat(o.persistent()).isFalse();
+        assertThat(o.mpaRevision()).isEqualTo(2);
+        assertThat(o.crc()).isFalse();
+        assertThat(o.peerToPeer()).isEqualTo(PeerToPeerMode.OFF);
+        assertThat(o.timeout()).isEqualTo(Duration.ofSeconds(30));
+    }
+
+    @Test
+    void clientWithEveryOption() {
+        RpingOptions o = RpingOptions.parse(new String[] {"-c", "-a", "10.0.2.15", "-p", "17174", "-C", "5", "-S",
+            "4096", "-v", "-V", "-d", "--mpa-rev", "1", "--crc", "on", "--p2p", "off", "--timeout", "2.5"});
+        assertThat(o.server()).isFalse();
+        assertThat(o.address()).isEqualTo("10.0.2.15");
+        assertThat(o.port()).isEqualTo(17174);
+        assertThat(o.count()).isEqualTo(5);
+        assertThat(o.size()).isEqualTo(4096);
+        assertThat(o.verbose()).isTrue();
+        assertThat(o.validate()).isTrue();
+        assertThat(o.debug()).isTrue();
+        assertThat(o.mpaRevision()).isEqualTo(1);
+        assertThat(o.crc()).isTrue();
+        assertThat(o.timeout()).isEqualTo(Duration.ofMillis(2500));
+    }
+
+    @Test
+    void serverWithEveryOption() {
+        RpingOptions o = RpingOptions.parse(new String[] {"-s", "-a", "127.0.0.1", "-p", "0", "-P", "-S", "26", "-v",
+            "-V", "-d", "--p2p", "read", "--crc", "off", "--mpa-rev", "2", "--timeout", "7"});
+        assertThat(o.server()).isTrue();
+        assertThat(o.persistent()).isTrue();
+        assertThat(o.port()).isZero();
+        assertThat(o.size()).isEqualTo(26);
+        assertThat(o.peerToPeer()).isEqualTo(PeerToPeerMode.READ);
+        assertThat(o.timeout()).isEqualTo(Duration.ofSeconds(7));
+        for (String p : List.of("off", "write", "read", "any")) {
+            assertThat(RpingOptions.parse(new String[] {"-s", "--p2p", p}).peerToPeer())
+                    .isEqualTo(PeerToPeerMode.valueOf(p.toUpperCase(java.util.Locale.ROOT)));
+        }
+    }
+
+    @Test
+    void getoptStyleGroupsAndAttachedValues() {
+        RpingOptions o = RpingOptions.parse(new String[] {"-cvV", "-a127.0.0.1", "-p7175", "-C1", "--crc=on",
+            "--p2p=write"});
+        assertThat(o.server()).isFalse();
+        assertThat(o.verbose()).isTrue();
+        assertThat(o.validate()).isTrue();
+        assertThat(o.address()).isEqualTo("127.0.0.1");
+        assertThat(o.port()).isEqualTo(7175);
+        assertThat(o.count()).isEqualTo(1);
+        assertThat(o.crc()).isTrue();
+        assertThat(o.peerToPeer()).isEqualTo(PeerToPeerMode.WRITE);
+    }
+
+    @Test
+    void mpaSettingsFollowTheOptions() {
+        MpaSettings s = RpingOptions.parse(new String[] {"-c", "-a", "h", "--crc", "on", "--p2p", "any", "--timeout",
+            "3"}).mpaSettings();
+        assertThat(s.revision()).isEqualTo(2);
+        assertThat(s.crc()).isTrue();
+        assertThat(s.peerToPeer()).isEqualTo(PeerToPeerMode.ANY);
+        assertThat(s.replyTimeout()).isEqualTo(Duration.ofSeconds(3));
+        assertThat(RpingOptions.parse(new String[] {"-s", "--mpa-rev", "1"}).mpaSettings().revision()).isEqualTo(1);
+    }
+
+    @Test
+    void mistakesAreNamed() {
+        List<List<String>> mistakes = List.of(
+                List.<String>of(),
+                List.of("-v"),
+                List.of("-s", "-c", "-a", "h"),
+                List.of("-c"),
+                List.of("-c", "-a", "h", "-p", "0"),
+                List.of("-c", "-a", "h", "-P"),
+                List.of("-s", "-p", "65536"),
+                List.of("-s", "-p", "x"),
+                List.of("-s", "-C", "-1"),
+                List.of("-s", "-S", "25"),
+                List.of("-s", "-S", "65536"),
+                List.of("-s", "--mpa-rev", "3"),
+                List.of("-s", "--crc", "yes"),
+                List.of("-s", "--p2p", "send"),
+                List.of("-s", "--mpa-rev", "1", "--p2p", "write"),
+                List.of("-s", "--timeout", "0"),
+                List.of("-s", "--timeout", "soon"),
+                List.of("-s", "-a"),
+                List.of("-s", "--timeout"),
+                List.of("-s", "-x"),
+                List.of("-s", "--bogus", "1"),
+                List.of("-s", "stray"));
+        for (List<String> args : mistakes) {
+            assertThatThrownBy(() -> RpingOptions.parse(args.toArray(String[]::new))).as("%s", args)
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageFindingMatch("-[a-zA-Z-]|options? ");
+        }
+    }
+
+    @Test
+    void badArgumentsExitWithStatus2AndTheUsage() {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int status = RpingMain.run(new String[] {"-s", "-S", "10"}, print(out), print(err));
+        assertThat(status).isEqualTo(2);
+        assertThat(out.toString(StandardCharsets.UTF_8)).isEmpty();
+        assertThat(err.toString(StandardCharsets.UTF_8)).startsWith("rping: -S 10 must be a whole number from 26 to"
+                + " 65535").contains("usage: rping -s", "--mpa-rev 1|2");
+    }
+
+    @Test
+    void helpGoesToStandardOutput() {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        assertThat(RpingMain.run(new String[] {"--help"}, print(out), print(err))).isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8)).startsWith("usage: rping").contains("--timeout SECONDS");
+        assertThat(err.toString(StandardCharsets.UTF_8)).isEmpty();
+    }
+
+    private static PrintStream print(ByteArrayOutputStream b) {
+        return new PrintStream(b, true, StandardCharsets.UTF_8);
+    }
+}
