@@ -178,6 +178,12 @@ class EnhancedConnectionTest {
         }
     }
 
+    private static CompletableFuture<RdmaConnection> connect(ConnectionManager cm, RawResponder raw,
+            Loopback.Side client, MpaSettings settings) {
+        return cm.connect(new InetSocketAddress("127.0.0.1", raw.port()), client.qp, new byte[0], settings,
+                Duration.ofSeconds(5));
+    }
+
     private static Throwable cause(CompletableFuture<?> f) throws Exception {
         try {
             f.get(5, TimeUnit.SECONDS);
@@ -191,8 +197,7 @@ class EnhancedConnectionTest {
     void rfc6581Section5InitiatorTerminatesWithInsufficientIrdWhenTheResponderOrdIsDeeper() throws Exception {
         try (ConnectionManager cm = ConnectionManager.create(1); RawResponder raw = new RawResponder()) {
             Loopback.Side client = new Loopback.Side(c -> c.withReadDepths(4, 4));
-            CompletableFuture<RdmaConnection> connect = cm.connect(new InetSocketAddress("127.0.0.1", raw.port()),
-                    client.qp, new byte[0], NO_CRC, Duration.ofSeconds(5));
+            CompletableFuture<RdmaConnection> connect = connect(cm, raw, client, NO_CRC);
             assertThat(raw.acceptRequest()).isEqualTo(REQ_KEY + "10020004" + "00040004");
             raw.write(REP_KEY + "10020004" + "00040005");
             Throwable t = cause(connect);
@@ -208,8 +213,7 @@ class EnhancedConnectionTest {
     void rfc6581Section5InitiatorTerminatesWithNoMatchingRtr() throws Exception {
         try (ConnectionManager cm = ConnectionManager.create(1); RawResponder raw = new RawResponder()) {
             Loopback.Side client = new Loopback.Side(c -> c.withReadDepths(1, 1));
-            CompletableFuture<RdmaConnection> connect = cm.connect(new InetSocketAddress("127.0.0.1", raw.port()),
-                    client.qp, new byte[0], NO_CRC.withPeerToPeer(PeerToPeerMode.WRITE), Duration.ofSeconds(5));
+            CompletableFuture<RdmaConnection> connect = connect(cm, raw, client, NO_CRC.withPeerToPeer(PeerToPeerMode.WRITE));
             assertThat(raw.acceptRequest()).isEqualTo(REQ_KEY + "10020004" + "80018001");
             raw.write(REP_KEY + "10020004" + "80014001");
             assertThat(((MpaStartupException) cause(connect)).reason()).isEqualTo(Reason.NO_MATCHING_RTR);
@@ -221,8 +225,7 @@ class EnhancedConnectionTest {
     void rfc6581Section4WriteRtrIsTheZeroLengthWriteSiwSends() throws Exception {
         try (ConnectionManager cm = ConnectionManager.create(1); RawResponder raw = new RawResponder()) {
             Loopback.Side client = new Loopback.Side(c -> c.withReadDepths(1, 1));
-            CompletableFuture<RdmaConnection> connect = cm.connect(new InetSocketAddress("127.0.0.1", raw.port()),
-                    client.qp, new byte[0], NO_CRC.withPeerToPeer(PeerToPeerMode.ANY), Duration.ofSeconds(5));
+            CompletableFuture<RdmaConnection> connect = connect(cm, raw, client, NO_CRC.withPeerToPeer(PeerToPeerMode.ANY));
             assertThat(raw.acceptRequest()).isEqualTo(REQ_KEY + "10020004" + "8001c001");
             raw.write(REP_KEY + "10020004" + "80018001");
             assertThat(connect.get(5, TimeUnit.SECONDS).readyToReceive()).isEqualTo(ReadyToReceive.WRITE);
@@ -236,8 +239,7 @@ class EnhancedConnectionTest {
     void rfc6581Section4ReadRtrIsAnsweredBeforeAnythingElseAndCompletesNothing() throws Exception {
         try (ConnectionManager cm = ConnectionManager.create(1); RawResponder raw = new RawResponder()) {
             Loopback.Side client = new Loopback.Side(c -> c.withReadDepths(1, 1));
-            CompletableFuture<RdmaConnection> connect = cm.connect(new InetSocketAddress("127.0.0.1", raw.port()),
-                    client.qp, new byte[0], NO_CRC.withPeerToPeer(PeerToPeerMode.READ), Duration.ofSeconds(5));
+            CompletableFuture<RdmaConnection> connect = connect(cm, raw, client, NO_CRC.withPeerToPeer(PeerToPeerMode.READ));
             raw.acceptRequest();
             raw.write(REP_KEY + "10020004" + "80014001");
             connect.get(5, TimeUnit.SECONDS);
@@ -268,8 +270,8 @@ class EnhancedConnectionTest {
     void firstFpduProbeIsOneZeroLengthWriteWhenTheResponderStaysSilent() throws Exception {
         try (ConnectionManager cm = ConnectionManager.create(1); RawResponder raw = new RawResponder()) {
             Loopback.Side client = new Loopback.Side(c -> c);
-            CompletableFuture<RdmaConnection> connect = cm.connect(new InetSocketAddress("127.0.0.1", raw.port()),
-                    client.qp, new byte[0], NO_CRC.withFirstFpduProbe(Duration.ofMillis(100)), Duration.ofSeconds(5));
+            CompletableFuture<RdmaConnection> connect = connect(cm, raw, client,
+                    NO_CRC.withFirstFpduProbe(Duration.ofMillis(100)));
             raw.acceptRequest();
             raw.write(REP_KEY + "10020004" + "00800080");
             connect.get(5, TimeUnit.SECONDS);
@@ -289,8 +291,8 @@ class EnhancedConnectionTest {
     void firstFpduProbeIsNotSentOnceTheResponderAnswered() throws Exception {
         try (ConnectionManager cm = ConnectionManager.create(1); RawResponder raw = new RawResponder()) {
             Loopback.Side client = new Loopback.Side(c -> c);
-            CompletableFuture<RdmaConnection> connect = cm.connect(new InetSocketAddress("127.0.0.1", raw.port()),
-                    client.qp, new byte[0], NO_CRC.withFirstFpduProbe(Duration.ofMillis(100)), Duration.ofSeconds(5));
+            CompletableFuture<RdmaConnection> connect = connect(cm, raw, client,
+                    NO_CRC.withFirstFpduProbe(Duration.ofMillis(100)));
             raw.acceptRequest();
             raw.write(REP_KEY + "10020004" + "00800080");
             connect.get(5, TimeUnit.SECONDS);
