@@ -42,10 +42,12 @@ public record IrdOrdHeader(boolean peerToPeer, boolean sendRtr, int ird, boolean
 
     public IrdOrdHeader {
         if (ird < 0 || ird > MASK) {
-            throw new IllegalArgumentException("IRD " + ird + " does not fit the 14-bit field (0..16383, RFC 6581 §5)");
+            throw new IllegalArgumentException("IRD " + ird
+                    + " does not fit the 14-bit field (0..16383, RFC 6581 §5)");
         }
         if (ord < 0 || ord > MASK) {
-            throw new IllegalArgumentException("ORD " + ord + " does not fit the 14-bit field (0..16383, RFC 6581 §5)");
+            throw new IllegalArgumentException("ORD " + ord
+                    + " does not fit the 14-bit field (0..16383, RFC 6581 §5)");
         }
     }
 

@@ -107,8 +107,8 @@ public final class MpaStartupHandler extends ChannelDuplexHandler {
             PeerToPeerMode p2p = settings.peerToPeer();
             boolean offer = p2p != PeerToPeerMode.OFF;
             if (offer && !p2p.write() && ord == 0) {
-                throw new IllegalArgumentException("a zero-length RDMA Read as RTR needs ORD of at least 1 (RFC 6581 §5);"
-                        + " raise the queue pair's ORD or offer WRITE");
+                throw new IllegalArgumentException("a zero-length RDMA Read as RTR needs ORD of at least 1"
+                        + " (RFC 6581 §5); raise the queue pair's ORD or offer WRITE");
             }
             IrdOrdHeader block = new IrdOrdHeader(offer, false, ird, offer && p2p.write(), offer && p2p.read(), ord);
             request = MpaStartupFrame.of(MpaStartupFrame.Type.REQUEST, settings.markers(), settings.crc(), false,

@@ -213,7 +213,8 @@ class EnhancedConnectionTest {
     void rfc6581Section5InitiatorTerminatesWithNoMatchingRtr() throws Exception {
         try (ConnectionManager cm = ConnectionManager.create(1); RawResponder raw = new RawResponder()) {
             Loopback.Side client = new Loopback.Side(c -> c.withReadDepths(1, 1));
-            CompletableFuture<RdmaConnection> connect = connect(cm, raw, client, NO_CRC.withPeerToPeer(PeerToPeerMode.WRITE));
+            CompletableFuture<RdmaConnection> connect = connect(cm, raw, client,
+                    NO_CRC.withPeerToPeer(PeerToPeerMode.WRITE));
             assertThat(raw.acceptRequest()).isEqualTo(REQ_KEY + "10020004" + "80018001");
             raw.write(REP_KEY + "10020004" + "80014001");
             assertThat(((MpaStartupException) cause(connect)).reason()).isEqualTo(Reason.NO_MATCHING_RTR);
@@ -225,7 +226,8 @@ class EnhancedConnectionTest {
     void rfc6581Section4WriteRtrIsTheZeroLengthWriteSiwSends() throws Exception {
         try (ConnectionManager cm = ConnectionManager.create(1); RawResponder raw = new RawResponder()) {
             Loopback.Side client = new Loopback.Side(c -> c.withReadDepths(1, 1));
-            CompletableFuture<RdmaConnection> connect = connect(cm, raw, client, NO_CRC.withPeerToPeer(PeerToPeerMode.ANY));
+            CompletableFuture<RdmaConnection> connect = connect(cm, raw, client,
+                    NO_CRC.withPeerToPeer(PeerToPeerMode.ANY));
             assertThat(raw.acceptRequest()).isEqualTo(REQ_KEY + "10020004" + "8001c001");
             raw.write(REP_KEY + "10020004" + "80018001");
             assertThat(connect.get(5, TimeUnit.SECONDS).readyToReceive()).isEqualTo(ReadyToReceive.WRITE);
@@ -239,7 +241,8 @@ class EnhancedConnectionTest {
     void rfc6581Section4ReadRtrIsAnsweredBeforeAnythingElseAndCompletesNothing() throws Exception {
         try (ConnectionManager cm = ConnectionManager.create(1); RawResponder raw = new RawResponder()) {
             Loopback.Side client = new Loopback.Side(c -> c.withReadDepths(1, 1));
-            CompletableFuture<RdmaConnection> connect = connect(cm, raw, client, NO_CRC.withPeerToPeer(PeerToPeerMode.READ));
+            CompletableFuture<RdmaConnection> connect = connect(cm, raw, client,
+                    NO_CRC.withPeerToPeer(PeerToPeerMode.READ));
             raw.acceptRequest();
             raw.write(REP_KEY + "10020004" + "80014001");
             connect.get(5, TimeUnit.SECONDS);

@@ -29,7 +29,8 @@ import java.util.Locale;
  * @param transport the Netty transport
  */
 record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Duration duration, Duration warmup,
-        double rate, boolean crc, boolean markers, int mpaRevision, int port, boolean server, String connect, boolean json, boolean progress,
+        double rate, boolean crc, boolean markers, int mpaRevision, int port, boolean server, String connect,
+        boolean json, boolean progress,
         boolean baseline, TransportKind transport) {
 
     /** Round trips per latency phase unless {@code --iterations} says otherwise. */
