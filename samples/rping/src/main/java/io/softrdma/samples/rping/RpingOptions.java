@@ -30,10 +30,12 @@ import java.util.Locale;
  *     server accepts ({@code off}: the server accepts whatever the client offers)
  * @param timeout {@code --timeout}: the longest any single step (connect, accept, one step of a ping)
  *     may take
+ * @param firstFpduProbe {@code --probe}: how long the client waits for any answer to its first FPDU
+ *     before it sends one zero-length RDMA Write (see {@link MpaSettings#firstFpduProbe()}); zero: never
  */
 public record RpingOptions(boolean server, String address, int port, int count, int size, boolean verbose,
         boolean validate, boolean debug, boolean persistent, int mpaRevision, boolean crc,
-        PeerToPeerMode peerToPeer, Duration timeout) {
+        PeerToPeerMode peerToPeer, Duration timeout, Duration firstFpduProbe) {
 
     /** rping's default port. */
     public static final int DEFAULT_PORT = 7174;
@@ -72,13 +74,17 @@ public record RpingOptions(boolean server, String address, int port, int count, 
                                  RFC 6581 peer-to-peer ready-to-receive message the client offers or
                                  the server accepts (default off: no P2P; a server then accepts any)
               --timeout SECONDS  the longest connect, accept or any step of a ping may take (default 30)
+              --probe MS         client: if nothing answers its first message for MS milliseconds, send
+                                 one zero-length RDMA Write, which revives a Linux 6.1 siw server that
+                                 missed it (default 200; 0 turns it off)
               --help             this text
             """;
 
     /** The MPA settings these options ask for; every MPA timeout is the step timeout. */
     public MpaSettings mpaSettings() {
         return MpaSettings.defaults().withRevision(mpaRevision).withCrc(crc).withPeerToPeer(peerToPeer).toBuilder()
-                .requestTimeout(timeout).replyTimeout(timeout).acceptTimeout(timeout).build();
+                .requestTimeout(timeout).replyTimeout(timeout).acceptTimeout(timeout).firstFpduProbe(firstFpduProbe)
+                .build();
     }
 
     /** Whether the arguments ask for the usage text ({@code --help} anywhere). */
@@ -158,10 +164,11 @@ public record RpingOptions(boolean server, String address, int port, int count, 
         boolean crc;
         PeerToPeerMode peerToPeer = PeerToPeerMode.OFF;
         Duration timeout = DEFAULT_TIMEOUT;
+        Duration firstFpduProbe = MpaSettings.defaults().firstFpduProbe();
 
         boolean takesValue(String name) {
             return switch (name) {
-                case "--mpa-rev", "--crc", "--p2p", "--timeout" -> true;
+                case "--mpa-rev", "--crc", "--p2p", "--timeout", "--probe" -> true;
                 default -> false;
             };
         }
@@ -221,6 +228,7 @@ public record RpingOptions(boolean server, String address, int port, int count, 
                     default -> throw new IllegalArgumentException("--p2p " + v + ": use off, write, read or any");
                 };
                 case "--timeout" -> timeout = seconds(v);
+                case "--probe" -> firstFpduProbe = Duration.ofMillis(integer(v, "--probe", 0, 60_000));
                 default -> throw new IllegalArgumentException("unknown option " + name);
             }
         }
@@ -244,7 +252,7 @@ public record RpingOptions(boolean server, String address, int port, int count, 
             }
             return new RpingOptions(server, address != null ? address : "0.0.0.0", port != null ? port : DEFAULT_PORT,
                     count != null ? count : 0, size, verbose, validate, debug, persistent, mpaRevision, crc,
-                    peerToPeer, timeout);
+                    peerToPeer, timeout, firstFpduProbe);
         }
 
         private static int integer(String v, String option, int min, int max) {

@@ -29,6 +29,7 @@ class RpingOptionsTest {
         assertThat(o.crc()).isFalse();
         assertThat(o.peerToPeer()).isEqualTo(PeerToPeerMode.OFF);
         assertThat(o.timeout()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(o.firstFpduProbe()).isEqualTo(Duration.ofMillis(200));
     }
 
     @Test
@@ -81,7 +82,8 @@ class RpingOptionsTest {
     @Test
     void mpaSettingsFollowTheOptions() {
         MpaSettings s = RpingOptions.parse(new String[] {"-c", "-a", "h", "--crc", "on", "--p2p", "any", "--timeout",
-            "3"}).mpaSettings();
+            "3", "--probe", "0"}).mpaSettings();
+        assertThat(s.firstFpduProbe()).isZero();
         assertThat(s.revision()).isEqualTo(2);
         assertThat(s.crc()).isTrue();
         assertThat(s.peerToPeer()).isEqualTo(PeerToPeerMode.ANY);
@@ -108,6 +110,7 @@ class RpingOptionsTest {
                 List.of("-s", "--p2p", "send"),
                 List.of("-s", "--mpa-rev", "1", "--p2p", "write"),
                 List.of("-s", "--timeout", "0"),
+                List.of("-c", "-a", "h", "--probe", "-1"),
                 List.of("-s", "--timeout", "soon"),
                 List.of("-s", "-a"),
                 List.of("-s", "--timeout"),
