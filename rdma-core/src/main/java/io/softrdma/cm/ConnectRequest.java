@@ -68,11 +68,14 @@ public final class ConnectRequest {
      *
      * @return completes when the stream is in RDMA mode, or exceptionally if it never gets there
      * @throws IllegalStateException if already accepted or rejected, or the queue pair is not IDLE
+     * @throws IllegalArgumentException if the private data does not fit the Reply (512 octets, less 4
+     *     for RFC 6581's IRD/ORD block when the Request was enhanced, or the configured maximum)
      */
     public CompletableFuture<RdmaConnection> accept(QueuePair queuePair, byte[] privateData) {
         Objects.requireNonNull(queuePair, "queuePair");
         Objects.requireNonNull(privateData, "privateData");
         QueuePairHandler handler = QueuePairHandler.of(queuePair);
+        startup.checkReplyPrivateData(privateData);
         decide();
         CompletableFuture<RdmaConnection> established = new CompletableFuture<>();
         channel.eventLoop().execute(() -> {
@@ -95,9 +98,14 @@ public final class ConnectRequest {
         return established;
     }
 
-    /** Rejects with {@code privateData} (the Reply's R bit set), then closes. */
+    /**
+     * Rejects with {@code privateData} (the Reply's R bit set), then closes.
+     *
+     * @throws IllegalArgumentException if the private data does not fit the Reply
+     */
     public void reject(byte[] privateData) {
         Objects.requireNonNull(privateData, "privateData");
+        startup.checkReplyPrivateData(privateData);
         decide();
         decision.reject(privateData);
     }

@@ -143,7 +143,9 @@ public final class ConnectionManager implements AutoCloseable {
         });
         startup.outcome().whenComplete((n, failure) -> {
             if (failure != null) {
-                result.completeExceptionally(failure);
+                // A TCP connect that failed also removes the startup handler: report the cause, not that.
+                boolean tcpFailed = connect.isDone() && !connect.isSuccess();
+                result.completeExceptionally(tcpFailed ? connect.cause() : failure);
             } else {
                 result.complete(new RdmaConnection(connect.channel(), queuePair, n));
             }

@@ -8,8 +8,10 @@ import java.util.Objects;
  *
  * <p>When the startup frames were valid but settled something this endpoint cannot accept — a
  * responder's ORD above this initiator's IRD, or no common RTR message (RFC 6581 §5) — the event
- * carries that {@code refusal}: the layer above must send the Terminate it names (Layer 2, EType 0)
- * and close. {@link MpaStartupHandler#outcome()} has then failed.
+ * carries that {@code refusal}: the layer above sends the Terminate it names (Layer 2, EType 0) and
+ * closes — the queue pair's handler does — and {@link MpaStartupHandler#outcome()} fails. Without such
+ * a layer no Terminate goes out, and the startup handler closes the connection after
+ * {@link MpaStartupHandler#REFUSAL_LINGER} all the same.
  *
  * <p>Thread safety: immutable.
  *
@@ -20,6 +22,9 @@ import java.util.Objects;
 public record MpaEstablishedEvent(MpaNegotiation negotiation, LlpErrorCode refusal, String reason) {
     public MpaEstablishedEvent {
         Objects.requireNonNull(negotiation, "negotiation");
+        if ((refusal == null) != (reason == null)) {
+            throw new IllegalArgumentException("a refusal needs its reason, and a reason its refusal");
+        }
     }
 
     /** A stream ready for use. */

@@ -30,7 +30,7 @@ import java.util.Objects;
  * @param peerToPeer RFC 6581 peer-to-peer mode: the RTR kinds an initiator offers, or a responder
  *     accepts (see {@link PeerToPeerMode}); needs revision 2
  * @param firstFpduProbe how long an initiator waits for any answer to its first FPDUs before it sends
- *     one zero-length RDMA Write (RFC 5040 §4.3 allows it; RFC 6581 uses it as RTR): Linux 6.1's siw
+ *     one zero-length RDMA Write (RFC 5040 §5.1 allows it; RFC 6581 uses it as RTR): Linux 6.1's siw
  *     responder sends its Reply before it watches the socket, and an FPDU that arrives in between is
  *     only read when more octets follow; {@code Duration.ZERO} turns the probe off
  * @param closeOnReject close the connection after a Reply with R = 1 (sent or received). RFC 5044
@@ -56,6 +56,8 @@ public record MpaSettings(
     public static final int REVISION_1 = 1;
     /** The revision RFC 6581 adds: IRD/ORD exchange and peer-to-peer setup. */
     public static final int REVISION_2 = 2;
+    /** The longest first-FPDU probe delay: a probe is for a stalled startup, not for idle streams. */
+    public static final Duration MAX_FIRST_FPDU_PROBE = Duration.ofMinutes(1);
 
     private static final MpaSettings DEFAULTS = new MpaSettings(REVISION_2, true, false, false,
             MpaStartupFrameCodec.MAX_PRIVATE_DATA_LENGTH, Duration.ofSeconds(5), Duration.ofSeconds(10),
@@ -72,8 +74,9 @@ public record MpaSettings(
                     + " set revision 2 or peerToPeer OFF");
         }
         Objects.requireNonNull(firstFpduProbe, "firstFpduProbe");
-        if (firstFpduProbe.isNegative()) {
-            throw new IllegalArgumentException("firstFpduProbe must not be negative, was " + firstFpduProbe);
+        if (firstFpduProbe.isNegative() || firstFpduProbe.compareTo(MAX_FIRST_FPDU_PROBE) > 0) {
+            throw new IllegalArgumentException("firstFpduProbe " + firstFpduProbe + " is outside 0 (off) to "
+                    + MAX_FIRST_FPDU_PROBE);
         }
         if (maxPrivateDataLength < 0 || maxPrivateDataLength > MpaStartupFrameCodec.MAX_PRIVATE_DATA_LENGTH) {
             throw new IllegalArgumentException("maxPrivateDataLength " + maxPrivateDataLength
@@ -263,11 +266,21 @@ public record MpaSettings(
 
     /** Fails fast when private data to be sent exceeds {@link #maxPrivateDataLength()}. */
     void checkOutgoingPrivateData(byte[] privateData) {
-        int room = maxApplicationPrivateDataLength();
+        checkOutgoingPrivateData(privateData, revision == REVISION_2);
+    }
+
+    /**
+     * Fails fast when private data to be sent exceeds {@link #maxPrivateDataLength()}, less the IRD/ORD
+     * block if the frame carries one.
+     *
+     * @throws IllegalArgumentException naming the limit
+     */
+    public void checkOutgoingPrivateData(byte[] privateData, boolean withIrdOrdBlock) {
+        int room = maxPrivateDataLength - (withIrdOrdBlock ? IrdOrdHeader.LENGTH : 0);
         if (privateData.length > room) {
             throw new IllegalArgumentException(privateData.length + " octets of private data exceed the maximum of "
                     + room + " (MpaSettings.maxPrivateDataLength " + maxPrivateDataLength
-                    + (revision == REVISION_2 ? " less RFC 6581's 4-octet IRD/ORD block" : "")
+                    + (withIrdOrdBlock ? " less RFC 6581's 4-octet IRD/ORD block" : "")
                     + "; RFC 5044 §7.1.1 allows 512)");
         }
     }

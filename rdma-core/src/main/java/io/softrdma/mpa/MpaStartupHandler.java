@@ -48,6 +48,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
 public final class MpaStartupHandler extends ChannelDuplexHandler {
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(MpaStartupHandler.class);
 
+    /**
+     * How long a refused stream (RFC 6581 §5: insufficient IRD, no matching RTR) stays open for the
+     * layer above to send its Terminate before it is closed anyway.
+     */
+    public static final Duration REFUSAL_LINGER = Duration.ofSeconds(2);
+
     /** Octets buffered while the consumer decides before reading pauses: one maximal FPDU. */
     private static final int MAX_EARLY_OCTETS = 64 * 1024;
 
@@ -68,7 +74,7 @@ public final class MpaStartupHandler extends ChannelDuplexHandler {
     private State state = State.AWAIT_ACTIVE;
     private ByteBuf cumulation;
     private ScheduledFuture<?> timer;
-    private MpaStartupFrame peerRequest;
+    private volatile MpaStartupFrame peerRequest;
     private boolean readingPaused;
     private boolean inChannelRead;
 
@@ -93,15 +99,17 @@ public final class MpaStartupHandler extends ChannelDuplexHandler {
 
     /**
      * An initiator that offers {@code ird} and {@code ord} (with revision 2; RFC 6581 §5) and sends
-     * {@code privateData} after them.
+     * {@code privateData} after them. The queue pair bound to the stream must be able to take
+     * {@code ird} inbound Reads: {@link io.softrdma.cm.ConnectionManager} passes the queue pair's own.
      *
-     * @throws IllegalArgumentException if the private data does not fit, IRD or ORD exceed 14 bits, or a
-     *     Read RTR is offered with ORD 0
+     * @throws IllegalArgumentException if the private data does not fit, IRD or ORD are outside
+     *     0..16383, or only a Read RTR is offered with ORD 0
      */
     public static MpaStartupHandler initiator(MpaSettings settings, int ird, int ord, byte[] privateData) {
         Objects.requireNonNull(settings, "settings");
         Objects.requireNonNull(privateData, "privateData");
         settings.checkOutgoingPrivateData(privateData);
+        IrdOrdHeader.of(ird, ord); // validates both, whatever the revision
         MpaStartupFrame request;
         if (settings.revision() == MpaSettings.REVISION_2) {
             PeerToPeerMode p2p = settings.peerToPeer();
@@ -110,7 +118,9 @@ public final class MpaStartupHandler extends ChannelDuplexHandler {
                 throw new IllegalArgumentException("a zero-length RDMA Read as RTR needs ORD of at least 1"
                         + " (RFC 6581 §5); raise the queue pair's ORD or offer WRITE");
             }
-            IrdOrdHeader block = new IrdOrdHeader(offer, false, ird, offer && p2p.write(), offer && p2p.read(), ord);
+            // With ORD 0 a Read RTR cannot be sent: offer only the Write then.
+            IrdOrdHeader block = new IrdOrdHeader(offer, false, ird, offer && p2p.write(),
+                    offer && p2p.read() && ord > 0, ord);
             request = MpaStartupFrame.of(MpaStartupFrame.Type.REQUEST, settings.markers(), settings.crc(), false,
                     MpaStartupFrameCodec.FLAG_ENHANCED, MpaSettings.REVISION_2, block.prependTo(privateData));
         } else {
@@ -351,7 +361,7 @@ public final class MpaStartupHandler extends ChannelDuplexHandler {
         peerRequest = peer;
         if (peer.markers() && settings.refuseMarkers()) {
             // As Linux siw: answer R=1 with the same revision, then close.
-            sendRejectingReply(MpaStartupFrame.reply(false, settings.crc() || peer.crc(), true, peer.revision(),
+            sendRejectingReply(MpaStartupFrame.reply(false, settings.crc() || peer.crc(), true, replyRevision(peer),
                     new byte[0]));
             rejected(new MpaStartupException(Reason.MARKERS_REFUSED, "the initiator requires Markers (Request M=1),"
                     + " which this endpoint refuses (MpaSettings.refuseMarkers); rejected with R=1"));
@@ -439,6 +449,22 @@ public final class MpaStartupHandler extends ChannelDuplexHandler {
             return ReadyToReceive.READ;
         }
         return ReadyToReceive.NONE;
+    }
+
+    /**
+     * Fails fast, on the caller's thread, when {@code privateData} will not fit the Reply to the
+     * Request received: an enhanced Reply leaves the application 4 octets less (RFC 6581 §5).
+     *
+     * @throws IllegalArgumentException naming the limit
+     * @throws IllegalStateException if no Request has been received
+     */
+    public void checkReplyPrivateData(byte[] privateData) {
+        MpaStartupFrame peer = peerRequest;
+        if (peer == null) {
+            throw new IllegalStateException("no MPA Request has been received yet");
+        }
+        settings.checkOutgoingPrivateData(privateData,
+                replyRevision(peer) == MpaSettings.REVISION_2 && peer.enhanced());
     }
 
     /** The revision of the Reply: the Request's, unless this endpoint is configured for revision 1 only. */
@@ -536,9 +562,13 @@ public final class MpaStartupHandler extends ChannelDuplexHandler {
             outcome.complete(negotiation);
         } else {
             logger.debug("{} MPA startup refused ({}): {}", ctx.channel(), refusal, refusalReason);
+            io.netty.channel.Channel channel = ctx.channel();
+            channel.eventLoop().schedule(() -> {
+                channel.close();
+            }, REFUSAL_LINGER.toNanos(), TimeUnit.NANOSECONDS);
             outcome.completeExceptionally(new MpaStartupException(refusal == LlpErrorCode.INSUFFICIENT_IRD
-                    ? Reason.INSUFFICIENT_IRD : Reason.NO_MATCHING_RTR, refusalReason + "; terminated with Layer 2"
-                    + " EType 0 Code 0x0" + Integer.toHexString(refusal.code())));
+                    ? Reason.INSUFFICIENT_IRD : Reason.NO_MATCHING_RTR, refusalReason + "; refused with a Terminate,"
+                    + " Layer 2 EType 0 Code 0x0" + Integer.toHexString(refusal.code()) + ", and closed"));
         }
         if (leftover != null && leftover.isReadable() && ctx.channel().isActive()) {
             // Octets right after the frame are the first FPDUs (§7.1.2 rules 2 and 3).
@@ -649,7 +679,7 @@ public final class MpaStartupHandler extends ChannelDuplexHandler {
 
         @Override
         public void accept(byte[] privateData, int ird, int ord) {
-            byte[] pd = checked(privateData);
+            byte[] pd = checkedReply(privateData);
             IrdOrdHeader.of(ird, ord); // validates both
             if (decided.compareAndSet(false, true)) {
                 runOnLoop(() -> MpaStartupHandler.this.accept(pd, ird, ord));
@@ -658,15 +688,15 @@ public final class MpaStartupHandler extends ChannelDuplexHandler {
 
         @Override
         public void reject(byte[] privateData) {
-            byte[] pd = checked(privateData);
+            byte[] pd = checkedReply(privateData);
             if (decided.compareAndSet(false, true)) {
                 runOnLoop(() -> MpaStartupHandler.this.reject(pd));
             }
         }
 
-        private byte[] checked(byte[] privateData) {
+        private byte[] checkedReply(byte[] privateData) {
             Objects.requireNonNull(privateData, "privateData");
-            settings.checkOutgoingPrivateData(privateData);
+            checkReplyPrivateData(privateData);
             return privateData.clone();
         }
 

@@ -2,6 +2,7 @@ package io.softrdma.verbs;
 
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.ScheduledFuture;
 import io.netty.util.internal.PlatformDependent;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
@@ -90,6 +91,7 @@ final class DefaultQueuePair implements QueuePair {
     boolean rtrReadOutstanding;
     /** How long an initiator waits for any answer to its first FPDU before it probes (0: never). */
     private long firstFpduProbeNanos;
+    private ScheduledFuture<?> firstFpduProbe;
 
     DefaultQueuePair(DefaultProtectionDomain pd, QueuePairConfig config) {
         this.pd = pd;
@@ -194,6 +196,10 @@ final class DefaultQueuePair implements QueuePair {
         for (int i = 0; i < sgl.size(); i++) {
             ScatterGatherEntry e = sgl.get(i);
             checkDomain(e);
+        }
+        if (request.opcode() == SendWorkRequest.Opcode.RDMA_READ && ord == 0) {
+            throw new IllegalStateException("queue pair " + number + " has ORD 0: the peer's IRD (RFC 6581 §5) or"
+                    + " this queue pair's configured ORD allows no RDMA Read on this connection");
         }
         if (request.opcode() == SendWorkRequest.Opcode.RDMA_READ
                 && !request.sgl().get(0).region().access().contains(Access.LOCAL_WRITE)) {
@@ -424,12 +430,19 @@ final class DefaultQueuePair implements QueuePair {
             ctx.close();
             return;
         }
-        // RFC 6581 §5: ORD no deeper than the peer's IRD; IRD as this end offered it. Both are at most
-        // the configured depths, for which the queues are sized.
+        // RFC 6581 §5: ORD no deeper than the peer's IRD (using fewer than offered is always safe); IRD
+        // as this end offered it, which the peer may use in full: the inbound queue must hold it.
         ord = Math.min(config.ord(), negotiation.ord());
-        ird = Math.min(config.ird(), negotiation.ird());
+        ird = negotiation.ird();
         state = QueuePairState.RTS;
         executor = ctx.executor();
+        if (refusal == null && ird > config.ird()) {
+            ird = config.ird();
+            refusal = LlpErrorCode.LOCAL_CATASTROPHIC;
+            reason = "the MPA startup offered IRD " + negotiation.ird() + ", above this queue pair's IRD "
+                    + config.ird() + " (bind queue pairs through ConnectionManager or ConnectRequest, which offer"
+                    + " the queue pair's own depths)";
+        }
         if (refusal != null) {
             terminate(TerminateCause.withoutHeaders(TerminateCode.of(refusal), reason));
             return;
@@ -458,10 +471,11 @@ final class DefaultQueuePair implements QueuePair {
      */
     void firstFpduSent() {
         long nanos = firstFpduProbeNanos;
-        if (nanos <= 0) {
+        if (nanos <= 0 || receiver.receivedAny()) {
             return;
         }
-        ctx.executor().schedule(() -> {
+        firstFpduProbe = ctx.executor().schedule(() -> {
+            firstFpduProbe = null;
             if (state == QueuePairState.RTS && !receiver.receivedAny()) {
                 logger.debug("{} queue pair {}: no answer {} ms after the first FPDU; probing with a zero-length"
                         + " RDMA Write", ctx.channel(), number, TimeUnit.NANOSECONDS.toMillis(nanos));
@@ -469,6 +483,19 @@ final class DefaultQueuePair implements QueuePair {
                 drainNow();
             }
         }, nanos, TimeUnit.NANOSECONDS);
+    }
+
+    /** The peer answered: no probe is needed (and none keeps this queue pair referenced). */
+    void firstUlpduReceived() {
+        cancelFirstFpduProbe();
+    }
+
+    private void cancelFirstFpduProbe() {
+        ScheduledFuture<?> probe = firstFpduProbe;
+        if (probe != null) {
+            firstFpduProbe = null;
+            probe.cancel(false);
+        }
     }
 
     /**
@@ -481,6 +508,7 @@ final class DefaultQueuePair implements QueuePair {
             return;
         }
         state = QueuePairState.TERMINATE;
+        cancelFirstFpduProbe();
         terminate = TerminateException.sent(cause);
         logger.debug("{} queue pair {} sends Terminate: {}", ctx.channel(), number, cause);
         receiver.stop();
@@ -497,6 +525,7 @@ final class DefaultQueuePair implements QueuePair {
             return;
         }
         state = QueuePairState.TERMINATE;
+        cancelFirstFpduProbe();
         terminate = TerminateException.received(received);
         logger.debug("{} queue pair {} received {}", ctx.channel(), number, received);
         receiver.stop();
@@ -594,6 +623,7 @@ final class DefaultQueuePair implements QueuePair {
         }
         QueuePairState previous = state;
         state = QueuePairState.ERROR;
+        cancelFirstFpduProbe();
         receiver.stop();
         sender.stop();
         sender.releasePending();

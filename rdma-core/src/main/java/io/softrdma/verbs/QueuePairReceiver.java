@@ -57,18 +57,21 @@ final class QueuePairReceiver {
         stopped = true;
     }
 
-    /** Processes one ULPDU (a DDP segment) and releases it. */
     /** Whether any ULPDU arrived on this stream. */
     boolean receivedAny() {
         return receivedAny;
     }
 
+    /** Processes one ULPDU (a DDP segment) and releases it. */
     void onSegment(ByteBuf ulpdu) {
         try {
             if (stopped) {
                 return;
             }
-            receivedAny = true;
+            if (!receivedAny) {
+                receivedAny = true;
+                qp.firstUlpduReceived();
+            }
             TerminateCause error = process(ulpdu);
             if (error != null) {
                 qp.terminate(error);
@@ -152,10 +155,15 @@ final class QueuePairReceiver {
         int payload = u.readableBytes() - TaggedHeaderCodec.LENGTH;
         if (qp.rtrReadOutstanding) {
             // RFC 6581 §5: the answer to the Read RTR comes before any other (§5.5 rule 20: in order).
-            if (payload != 0 || !last || stag != QueuePairSender.RTR_STAG || taggedInProgress) {
+            if (stag != QueuePairSender.RTR_STAG) {
+                return segmentError(DdpError.TAGGED_INVALID_STAG, u, true, String.format("the Read Response to the"
+                        + " zero-length Read RTR goes to STag 0x%08x, not 0x%08x (RFC 6581 §5, RFC 5040 §5.2.2)",
+                        stag, QueuePairSender.RTR_STAG));
+            }
+            if (payload != 0 || !last || to != 0 || taggedInProgress) {
                 return segmentError(DdpError.TAGGED_BASE_OR_BOUNDS, u, true, String.format("the Read Response to"
-                        + " the zero-length Read RTR must be one empty segment to STag 0x%08x; got %d octets to"
-                        + " STag 0x%08x (RFC 6581 §5, RFC 5040 §4.4)", QueuePairSender.RTR_STAG, payload, stag));
+                        + " the zero-length Read RTR must be one empty segment at TO 0; got %d octets at TO 0x%x"
+                        + " (RFC 6581 §5, RFC 5040 §5.2.2)", payload, to));
             }
             qp.rtrReadOutstanding = false;
             return null;

@@ -100,6 +100,44 @@ class ConnectionManagerTest {
     }
 
     @Test
+    void rfc6581Section5ReplyPrivateDataTooLongFailsAtTheCallAndTheRequestCanStillBeDecided() throws Exception {
+        CompletableFuture<String> errors = new CompletableFuture<>();
+        QueuePair serverQp = qp();
+        try (RdmaListener listener = cm.listen(local(0), MpaSettings.defaults(), request -> {
+            StringBuilder seen = new StringBuilder();
+            for (Runnable call : new Runnable[] {() -> request.accept(serverQp, new byte[509]),
+                () -> request.reject(new byte[512])}) {
+                try {
+                    call.run();
+                } catch (IllegalArgumentException e) {
+                    seen.append(e.getMessage()).append('\n');
+                }
+            }
+            errors.complete(seen.toString());
+            request.accept(serverQp, new byte[508]);
+        })) {
+            RdmaConnection client = cm.connect(local(listener.port()), qp(), new byte[0], MpaSettings.defaults(),
+                    Duration.ofSeconds(5)).get(5, TimeUnit.SECONDS);
+            assertThat(errors.get()).contains("509 octets of private data exceed the maximum of 508")
+                    .contains("512 octets of private data exceed the maximum of 508");
+            assertThat(client.peerPrivateData()).hasSize(508);
+            client.close();
+        }
+    }
+
+    @Test
+    void aRevision1RequestMayBeAnsweredWith512Octets() throws Exception {
+        QueuePair serverQp = qp();
+        try (RdmaListener listener = cm.listen(local(0), MpaSettings.defaults(),
+                request -> request.accept(serverQp, new byte[512]))) {
+            RdmaConnection client = cm.connect(local(listener.port()), qp(), new byte[0],
+                    MpaSettings.defaults().withRevision(1), Duration.ofSeconds(5)).get(5, TimeUnit.SECONDS);
+            assertThat(client.peerPrivateData()).hasSize(512);
+            client.close();
+        }
+    }
+
+    @Test
     void aRequestIsDecidedOnceAndOnlyWithAnIdleQueuePair() throws Exception {
         CompletableFuture<Throwable> second = new CompletableFuture<>();
         CompletableFuture<Throwable> busy = new CompletableFuture<>();

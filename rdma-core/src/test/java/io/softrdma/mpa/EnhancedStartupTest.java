@@ -157,6 +157,32 @@ class EnhancedStartupTest {
         s.ch.finishAndReleaseAll();
     }
 
+    @Test
+    void rfc6581Section5ResponderOrdEqualToInitiatorIrdIsFine() throws Exception {
+        Started s = new Started(initiator(V2, 4, 4, ""));
+        assertThat(s.reply(0x10, 2, "00040004").ord()).isEqualTo(4);
+        assertThat(s.above.event.refusal()).isNull();
+        s.ch.finishAndReleaseAll();
+    }
+
+    @Test
+    void aRefusedStreamIsClosedAfterTheLingerEvenWithoutALayerToTerminate() {
+        Started s = new Started(initiator(V2, 4, 4, ""));
+        s.failedReply(0x10, 2, "00040005");
+        assertThat(s.ch.isOpen()).as("open for the layer above to send its Terminate").isTrue();
+        s.ch.advanceTimeBy(MpaStartupHandler.REFUSAL_LINGER.toMillis(), TimeUnit.MILLISECONDS);
+        s.ch.runScheduledPendingTasks();
+        assertThat(s.ch.isOpen()).isFalse();
+        s.ch.finishAndReleaseAll();
+    }
+
+    @Test
+    void anyModeWithOrdZeroOffersOnlyTheWriteRtr() {
+        EmbeddedChannel ch = new EmbeddedChannel(initiator(V2.withPeerToPeer(PeerToPeerMode.ANY), 1, 0, ""));
+        assertThat(hex(drainOutbound(ch))).isEqualTo(REQ_KEY + "10020004" + "8001" + "8000");
+        ch.finishAndReleaseAll();
+    }
+
     @ParameterizedTest(name = "offered {0}, reply ord word {1} -> {2}")
     @CsvSource({"WRITE,8001,WRITE", "READ,4001,READ", "ANY,8001,WRITE", "ANY,4001,READ", "ANY,c001,WRITE"})
     void rfc6581Section5PeerToPeerRtrIsTheCommonKind(PeerToPeerMode offered, String ordWord, ReadyToReceive rtr)

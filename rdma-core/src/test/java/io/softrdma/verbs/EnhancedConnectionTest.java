@@ -3,15 +3,24 @@ package io.softrdma.verbs;
 import static io.softrdma.testing.Hex.bytes;
 import static io.softrdma.testing.Hex.hex;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.EventLoopGroup;
+import io.netty.util.concurrent.DefaultThreadFactory;
 import io.softrdma.cm.ConnectionManager;
 import io.softrdma.cm.RdmaConnection;
 import io.softrdma.cm.RpcRdmaPrivateData;
 import io.softrdma.mpa.MpaSettings;
-import io.softrdma.mpa.MpaStartupException;
 import io.softrdma.mpa.MpaStartupException.Reason;
+import io.softrdma.mpa.MpaStartupException;
+import io.softrdma.mpa.MpaStartupHandler;
 import io.softrdma.mpa.PeerToPeerMode;
 import io.softrdma.mpa.ReadyToReceive;
+import io.softrdma.transport.PipelineNames;
+import io.softrdma.transport.TransportKind;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -45,6 +54,18 @@ class EnhancedConnectionTest {
             assertThat(lb.server.qp.ird()).isEqualTo(1);
             assertThat(lb.server.qp.ord()).isEqualTo(3);
             assertThat(lb.client.connection.negotiation().enhanced()).isTrue();
+        }
+    }
+
+    @Test
+    void rfc6581Section5WithThePeerIrdAtZeroReadsFailFast() throws Exception {
+        try (Loopback lb = new Loopback(NO_CRC, c -> c, s -> s.withReadDepths(8, 0))) {
+            assertThat(lb.client.qp.ord()).isZero();
+            MemoryRegion sink = lb.client.allocate(4, Access.LOCAL_WRITE);
+            assertThatThrownBy(() -> lb.client.qp.postSend(
+                    SendWorkRequest.read(1, ScatterGatherEntry.of(sink), 0x100, 0)))
+                    .isInstanceOf(IllegalStateException.class).hasMessageContaining("has ORD 0");
+            sink.close();
         }
     }
 
@@ -266,6 +287,54 @@ class EnhancedConnectionTest {
             connect.get().close();
             src.close();
             sink.close();
+        }
+    }
+
+    @Test
+    void rfc6581Section5AReadRtrAnsweredToAnotherStagIsATerminate() throws Exception {
+        try (ConnectionManager cm = ConnectionManager.create(1); RawResponder raw = new RawResponder()) {
+            Loopback.Side client = new Loopback.Side(c -> c.withReadDepths(1, 1));
+            CompletableFuture<RdmaConnection> connect = connect(cm, raw, client,
+                    NO_CRC.withPeerToPeer(PeerToPeerMode.READ));
+            raw.acceptRequest();
+            raw.write(REP_KEY + "10020004" + "80014001");
+            connect.get(5, TimeUnit.SECONDS);
+            assertThat(raw.readUlpdu()).isEqualTo(RawPeer.readRequest(1, 1, 0, 0, 1, 0));
+            String response = RawPeer.tagged(2, true, 7, 0);
+            raw.writeUlpdu(response);
+            // DDP tagged, invalid STag (1/1/0), with the offending segment's header.
+            assertThat(raw.readUlpdu()).isEqualTo(RawPeer.terminate(1, 1, 0, response, 14, ""));
+        }
+    }
+
+    @Test
+    void aQueuePairThatCannotHoldTheOfferedIrdTerminatesInsteadOfBreakingItsPromise() throws Exception {
+        try (RawResponder raw = new RawResponder()) {
+            EventLoopGroup group = TransportKind.best().newEventLoopGroup(1,
+                    new DefaultThreadFactory("irdtest", true));
+            Loopback.Side client = new Loopback.Side(c -> c.withReadDepths(1, 2));
+            try {
+                // A low-level binding that offers IRD 8 for a queue pair that holds 2 inbound Reads.
+                MpaStartupHandler startup = MpaStartupHandler.initiator(NO_CRC, 8, 1,
+                        new byte[0]);
+                QueuePairHandler handler = QueuePairHandler.of(client.qp);
+                new Bootstrap().group(group)
+                        .channel(TransportKind.best().socketChannel())
+                        .handler(new ChannelInitializer<Channel>() {
+                            @Override
+                            protected void initChannel(Channel ch) {
+                                ch.pipeline().addLast(PipelineNames.MPA_STARTUP, startup);
+                                ch.pipeline().addLast(PipelineNames.QUEUE_PAIR, handler);
+                            }
+                        }).connect(new InetSocketAddress("127.0.0.1", raw.port())).sync();
+                assertThat(raw.acceptRequest()).endsWith("00080001");
+                raw.write(REP_KEY + "10020004" + "00010008");
+                // Layer 2 (LLP), EType 0, Code 0x05: local catastrophic.
+                assertThat(raw.readUlpdu()).isEqualTo(RawPeer.terminate(2, 0, 5, "", 0, ""));
+                assertThat(client.qp.closeFuture()).failsWithin(5, TimeUnit.SECONDS);
+            } finally {
+                group.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
+            }
         }
     }
 
