@@ -6,14 +6,11 @@ import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
-import io.netty.channel.FixedRecvByteBufAllocator;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.softrdma.mpa.MpaSettings;
 import io.softrdma.mpa.MpaStartupHandler;
-import io.softrdma.transport.PipelineNames;
 import io.softrdma.transport.TransportKind;
 import io.softrdma.verbs.QueuePair;
 import io.softrdma.verbs.QueuePairHandler;
@@ -31,14 +28,6 @@ import java.util.concurrent.TimeUnit;
  * <p>Thread safety: all methods may be called from any thread.
  */
 public final class ConnectionManager implements AutoCloseable {
-    /** Enough queued output for a few 64 KiB messages before a queue pair pauses for writability. */
-    private static final WriteBufferWaterMark WATER_MARK = new WriteBufferWaterMark(512 * 1024, 2 * 1024 * 1024);
-    /**
-     * Reads into 64 KiB buffers, not into buffers sized to recent reads: an FPDU split across two
-     * reads must be cumulated (and sliced from a composite, an allocation), and with large buffers
-     * that happens once per 64 KiB at most, not once per small read.
-     */
-    private static final FixedRecvByteBufAllocator READ_BUFFERS = new FixedRecvByteBufAllocator(64 * 1024);
 
     private final TransportKind transport;
     private final EventLoopGroup group;
@@ -82,18 +71,14 @@ public final class ConnectionManager implements AutoCloseable {
     public RdmaListener listen(SocketAddress local, MpaSettings settings, ConnectRequestHandler handler) {
         Objects.requireNonNull(settings, "settings");
         Objects.requireNonNull(handler, "handler");
-        ChannelFuture bound = new ServerBootstrap().group(group).channel(transport.serverSocketChannel())
-                .childOption(ChannelOption.TCP_NODELAY, true)
-                .childOption(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
-                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, WATER_MARK)
-                .childOption(ChannelOption.RCVBUF_ALLOCATOR, READ_BUFFERS)
+        ServerBootstrap server = new ServerBootstrap().group(group).channel(transport.serverSocketChannel())
+                .childOption(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT);
+        RdmaPipeline.applyOptions(server::childOption);
+        ChannelFuture bound = server
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
-                        MpaStartupHandler[] startup = new MpaStartupHandler[1];
-                        startup[0] = MpaStartupHandler.responder(settings, (request, decision) ->
-                                handler.onConnectRequest(new ConnectRequest(ch, request, decision, startup[0])));
-                        ch.pipeline().addLast(PipelineNames.MPA_STARTUP, startup[0]);
+                        RdmaPipeline.responder(ch, settings, handler);
                     }
                 }).bind(local).awaitUninterruptibly();
         if (!bound.isSuccess()) {
@@ -118,36 +103,38 @@ public final class ConnectionManager implements AutoCloseable {
      */
     public CompletableFuture<RdmaConnection> connect(SocketAddress remote, QueuePair queuePair, byte[] privateData,
             MpaSettings settings, Duration connectTimeout) {
-        QueuePairHandler qpHandler = QueuePairHandler.of(queuePair);
-        MpaStartupHandler startup = MpaStartupHandler.initiator(settings, queuePair.config().ird(),
-                queuePair.config().ord(), privateData);
+        QueuePairHandler.of(queuePair); // fails fast if not IDLE, before any socket is opened
         CompletableFuture<RdmaConnection> result = new CompletableFuture<>();
-        ChannelFuture connect = new Bootstrap().group(group).channel(transport.socketChannel())
-                .option(ChannelOption.TCP_NODELAY, true)
+        @SuppressWarnings("unchecked")
+        CompletableFuture<RdmaConnection>[] established = new CompletableFuture[1];
+        Bootstrap bootstrap = new Bootstrap().group(group).channel(transport.socketChannel())
                 .option(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
-                .option(ChannelOption.WRITE_BUFFER_WATER_MARK, WATER_MARK)
-                .option(ChannelOption.RCVBUF_ALLOCATOR, READ_BUFFERS)
-                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, connectTimeout.toMillis()))
-                .handler(new ChannelInitializer<SocketChannel>() {
-                    @Override
-                    protected void initChannel(SocketChannel ch) {
-                        ch.pipeline().addLast(PipelineNames.MPA_STARTUP, startup);
-                        ch.pipeline().addLast(PipelineNames.QUEUE_PAIR, qpHandler);
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE,
+                        connectTimeout.toMillis()));
+        RdmaPipeline.applyOptions(bootstrap::option);
+        // Validated here, on the caller's thread: the initializer below must not throw.
+        MpaStartupHandler.initiator(settings, queuePair.config().ird(), queuePair.config().ord(), privateData);
+        ChannelFuture connect = bootstrap.handler(new ChannelInitializer<SocketChannel>() {
+            @Override
+            protected void initChannel(SocketChannel ch) {
+                established[0] = RdmaPipeline.initiator(ch, queuePair, privateData, settings);
+                established[0].whenComplete((c, failure) -> {
+                    if (failure == null) {
+                        result.complete(c);
                     }
-                }).connect(remote);
+                });
+            }
+        }).connect(remote);
         connect.addListener(f -> {
             if (!f.isSuccess()) {
                 queuePair.close();
                 result.completeExceptionally(f.cause());
-            }
-        });
-        startup.outcome().whenComplete((n, failure) -> {
-            if (failure != null) {
-                // A TCP connect that failed also removes the startup handler: report the cause, not that.
-                boolean tcpFailed = connect.isDone() && !connect.isSuccess();
-                result.completeExceptionally(tcpFailed ? connect.cause() : failure);
             } else {
-                result.complete(new RdmaConnection(connect.channel(), queuePair, n));
+                established[0].whenComplete((c, failure) -> {
+                    if (failure != null) {
+                        result.completeExceptionally(failure);
+                    }
+                });
             }
         });
         return result;

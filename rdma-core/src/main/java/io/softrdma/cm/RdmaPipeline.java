@@ -1,0 +1,87 @@
+package io.softrdma.cm;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.FixedRecvByteBufAllocator;
+import io.netty.channel.WriteBufferWaterMark;
+import io.softrdma.mpa.MpaNegotiation;
+import io.softrdma.mpa.MpaSettings;
+import io.softrdma.mpa.MpaStartupHandler;
+import io.softrdma.transport.PipelineNames;
+import io.softrdma.verbs.QueuePair;
+import io.softrdma.verbs.QueuePairHandler;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Puts SoftRDMA into a TCP channel that something else creates — {@link ConnectionManager}'s own
+ * bootstraps, or a reactor-netty {@code TcpClient}/{@code TcpServer} from its channel-init hook: the MPA
+ * startup (RFC 5044 §7.1, RFC 6581), and for an initiator the queue pair above it.
+ *
+ * <p>Call before the channel is active (from a channel initializer) or at the latest before any octet
+ * arrives. The handlers go last in the pipeline; handlers below them (TLS, for example) see the MPA
+ * stream as plain bytes.
+ *
+ * <p>Thread safety: call on the channel's event loop, or before it is registered.
+ */
+public final class RdmaPipeline {
+    /** Enough queued output for a few 64 KiB messages before a queue pair pauses for writability. */
+    public static final WriteBufferWaterMark WATER_MARK = new WriteBufferWaterMark(512 * 1024, 2 * 1024 * 1024);
+    /**
+     * Reads into 64 KiB buffers, not into buffers sized to recent reads: an FPDU split across two
+     * reads must be cumulated (and sliced from a composite, an allocation), and with large buffers
+     * that happens once per 64 KiB at most, not once per small read.
+     */
+    public static final FixedRecvByteBufAllocator READ_BUFFERS = new FixedRecvByteBufAllocator(64 * 1024);
+
+    private RdmaPipeline() {
+    }
+
+    /**
+     * The channel options SoftRDMA wants on each connection: TCP_NODELAY (each FPDU goes out at once),
+     * 64 KiB reads and a 512 KiB / 2 MiB write water mark. The allocator is the caller's choice
+     * (a pooled one avoids an allocation per read).
+     */
+    public static void applyOptions(java.util.function.BiConsumer<ChannelOption<Object>, Object> option) {
+        option.accept(cast(ChannelOption.TCP_NODELAY), true);
+        option.accept(cast(ChannelOption.WRITE_BUFFER_WATER_MARK), WATER_MARK);
+        option.accept(cast(ChannelOption.RCVBUF_ALLOCATOR), READ_BUFFERS);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static ChannelOption<Object> cast(ChannelOption<?> o) {
+        return (ChannelOption<Object>) o;
+    }
+
+    /**
+     * Makes {@code channel} an MPA initiator with {@code privateData} whose stream binds
+     * {@code queuePair} (IDLE). With revision 2 the Request offers the queue pair's IRD and ORD.
+     *
+     * @return completes with the connection once in RDMA mode, or fails with the MPA startup's error
+     * @throws IllegalStateException if the queue pair is not IDLE or already bound
+     * @throws IllegalArgumentException if the private data does not fit
+     */
+    public static CompletableFuture<RdmaConnection> initiator(Channel channel, QueuePair queuePair, byte[] privateData,
+            MpaSettings settings) {
+        Objects.requireNonNull(channel, "channel");
+        QueuePairHandler qpHandler = QueuePairHandler.of(queuePair);
+        MpaStartupHandler startup = MpaStartupHandler.initiator(settings, queuePair.config().ird(),
+                queuePair.config().ord(), privateData);
+        channel.pipeline().addLast(PipelineNames.MPA_STARTUP, startup);
+        channel.pipeline().addLast(PipelineNames.QUEUE_PAIR, qpHandler);
+        return startup.outcome().thenApply((MpaNegotiation n) -> new RdmaConnection(channel, queuePair, n));
+    }
+
+    /**
+     * Makes {@code channel} an MPA responder: {@code handler} decides on the Request once it has
+     * arrived, and binds a queue pair when it accepts.
+     */
+    public static void responder(Channel channel, MpaSettings settings, ConnectRequestHandler handler) {
+        Objects.requireNonNull(channel, "channel");
+        Objects.requireNonNull(handler, "handler");
+        MpaStartupHandler[] startup = new MpaStartupHandler[1];
+        startup[0] = MpaStartupHandler.responder(settings, (request, decision) ->
+                handler.onConnectRequest(new ConnectRequest(channel, request, decision, startup[0])));
+        channel.pipeline().addLast(PipelineNames.MPA_STARTUP, startup[0]);
+    }
+}
