@@ -85,7 +85,7 @@ public final class ConnectRequest {
                 queuePair.close();
                 return;
             }
-            channel.pipeline().addLast(PipelineNames.QUEUE_PAIR, handler);
+            channel.pipeline().addAfter(PipelineNames.MPA_STARTUP, PipelineNames.QUEUE_PAIR, handler);
             startup.outcome().whenComplete((MpaNegotiation n, Throwable failure) -> {
                 if (failure != null) {
                     established.completeExceptionally(failure);

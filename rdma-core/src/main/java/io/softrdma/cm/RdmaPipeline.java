@@ -63,13 +63,31 @@ public final class RdmaPipeline {
      */
     public static CompletableFuture<RdmaConnection> initiator(Channel channel, QueuePair queuePair, byte[] privateData,
             MpaSettings settings) {
+        return initiator(channel, queuePair, privateData, settings, null);
+    }
+
+    /**
+     * As {@link #initiator(Channel, QueuePair, byte[], MpaSettings)}, with the handlers placed before
+     * the handler named {@code before} when the pipeline has one (reactor-netty's reactive bridge,
+     * which would otherwise take the octets first), else last.
+     */
+    public static CompletableFuture<RdmaConnection> initiator(Channel channel, QueuePair queuePair, byte[] privateData,
+            MpaSettings settings, String before) {
         Objects.requireNonNull(channel, "channel");
         QueuePairHandler qpHandler = QueuePairHandler.of(queuePair);
         MpaStartupHandler startup = MpaStartupHandler.initiator(settings, queuePair.config().ird(),
                 queuePair.config().ord(), privateData);
-        channel.pipeline().addLast(PipelineNames.MPA_STARTUP, startup);
-        channel.pipeline().addLast(PipelineNames.QUEUE_PAIR, qpHandler);
+        add(channel, before, PipelineNames.MPA_STARTUP, startup);
+        add(channel, before, PipelineNames.QUEUE_PAIR, qpHandler);
         return startup.outcome().thenApply((MpaNegotiation n) -> new RdmaConnection(channel, queuePair, n));
+    }
+
+    private static void add(Channel channel, String before, String name, io.netty.channel.ChannelHandler handler) {
+        if (before != null && channel.pipeline().get(before) != null) {
+            channel.pipeline().addBefore(before, name, handler);
+        } else {
+            channel.pipeline().addLast(name, handler);
+        }
     }
 
     /**
@@ -77,11 +95,21 @@ public final class RdmaPipeline {
      * arrived, and binds a queue pair when it accepts.
      */
     public static void responder(Channel channel, MpaSettings settings, ConnectRequestHandler handler) {
+        responder(channel, settings, handler, null);
+    }
+
+    /**
+     * As {@link #responder(Channel, MpaSettings, ConnectRequestHandler)}, placed before the handler
+     * named {@code before} when there is one; the queue pair an accept binds goes right after the MPA
+     * startup handler.
+     */
+    public static void responder(Channel channel, MpaSettings settings, ConnectRequestHandler handler,
+            String before) {
         Objects.requireNonNull(channel, "channel");
         Objects.requireNonNull(handler, "handler");
         MpaStartupHandler[] startup = new MpaStartupHandler[1];
         startup[0] = MpaStartupHandler.responder(settings, (request, decision) ->
                 handler.onConnectRequest(new ConnectRequest(channel, request, decision, startup[0])));
-        channel.pipeline().addLast(PipelineNames.MPA_STARTUP, startup[0]);
+        add(channel, before, PipelineNames.MPA_STARTUP, startup[0]);
     }
 }

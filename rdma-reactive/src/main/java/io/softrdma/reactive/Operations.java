@@ -1,0 +1,89 @@
+package io.softrdma.reactive;
+
+import io.softrdma.verbs.WorkCompletion;
+
+/**
+ * The work requests a session has posted and not yet seen complete, by work request id: each id names
+ * a slot and its generation, so that a late completion can never reach the slot's next user.
+ *
+ * <p>Note: event loop only.
+ */
+final class Operations {
+    /** What waits for one work request's completion. */
+    interface Pending {
+        /** The work request completed (successfully or not); {@code c} is valid only during the call. */
+        void complete(WorkCompletion c);
+
+        /** The work request could not be posted, or the session ended before it completed. */
+        void fail(Throwable cause);
+    }
+
+    private final Pending[] slots;
+    private final int[] generations;
+    private final int[] free;
+    private int freeCount;
+    private int inUse;
+
+    Operations(int capacity) {
+        slots = new Pending[capacity];
+        generations = new int[capacity];
+        free = new int[capacity];
+        for (int i = 0; i < capacity; i++) {
+            free[i] = capacity - 1 - i;
+        }
+        freeCount = capacity;
+    }
+
+    /** Whether another operation fits. */
+    boolean hasRoom() {
+        return freeCount > 0;
+    }
+
+    int inUse() {
+        return inUse;
+    }
+
+    /** Files {@code p} and returns the work request id to post with. */
+    long add(Pending p) {
+        if (freeCount == 0) {
+            throw new IllegalStateException("more than " + slots.length + " operations outstanding");
+        }
+        int slot = free[--freeCount];
+        slots[slot] = p;
+        inUse++;
+        return ((long) generations[slot] << 32) | slot;
+    }
+
+    /** Takes back the entry of a work request that was never posted. */
+    Pending remove(long wrId) {
+        int slot = (int) wrId;
+        if (slot < 0 || slot >= slots.length || generations[slot] != (int) (wrId >>> 32) || slots[slot] == null) {
+            return null;
+        }
+        Pending p = slots[slot];
+        slots[slot] = null;
+        generations[slot]++;
+        free[freeCount++] = slot;
+        inUse--;
+        return p;
+    }
+
+    /** Hands a completion to whoever waits for it. */
+    void complete(WorkCompletion c) {
+        Pending p = remove(c.wrId());
+        if (p != null) {
+            p.complete(c);
+        }
+    }
+
+    /** Fails everything still waiting (the session ended). */
+    void failAll(Throwable cause) {
+        for (int slot = 0; slot < slots.length; slot++) {
+            Pending p = slots[slot];
+            if (p != null) {
+                remove(((long) generations[slot] << 32) | slot);
+                p.fail(cause);
+            }
+        }
+    }
+}

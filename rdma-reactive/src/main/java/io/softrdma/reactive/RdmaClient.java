@@ -1,0 +1,125 @@
+package io.softrdma.reactive;
+
+import io.netty.channel.ChannelOption;
+import io.netty.util.AttributeKey;
+import io.softrdma.cm.RdmaConnection;
+import io.softrdma.cm.RdmaPipeline;
+import io.softrdma.mpa.MpaSettings;
+import io.softrdma.verbs.QueuePairConfig;
+import io.softrdma.verbs.RdmaDevice;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.UnaryOperator;
+import reactor.core.publisher.Mono;
+import reactor.netty.NettyPipeline;
+import reactor.netty.tcp.TcpClient;
+
+/**
+ * Connects to an RDMA peer over reactor-netty's {@link TcpClient}, with SoftRDMA's MPA startup and
+ * queue pair in the connection's pipeline. Immutable: each setter returns a new client, as Reactor
+ * Netty's builders do.
+ *
+ * <pre>{@code
+ * RdmaSession session = RdmaClient.create().host("10.0.0.2").port(7471)
+ *         .mpa(MpaSettings.defaults().withCrc(true))
+ *         .connect().block();
+ * }</pre>
+ *
+ * <p>Thread safety: immutable.
+ */
+public final class RdmaClient {
+    private static final AttributeKey<CompletableFuture<RdmaConnection>> ESTABLISHED =
+            AttributeKey.valueOf(RdmaClient.class, "established");
+    private static final AttributeKey<SessionResources> RESOURCES =
+            AttributeKey.valueOf(RdmaClient.class, "resources");
+
+    private final TcpClient tcp;
+    private final RdmaDevice device;
+    private final MpaSettings mpa;
+    private final UnaryOperator<QueuePairConfig> queuePair;
+    private final byte[] privateData;
+
+    private RdmaClient(TcpClient tcp, RdmaDevice device, MpaSettings mpa, UnaryOperator<QueuePairConfig> queuePair,
+            byte[] privateData) {
+        this.tcp = tcp;
+        this.device = device;
+        this.mpa = mpa;
+        this.queuePair = queuePair;
+        this.privateData = privateData;
+    }
+
+    /** A client with MPA revision 2 and CRC on, ORD and IRD 128, its own device, to localhost:7471. */
+    public static RdmaClient create() {
+        TcpClient tcp = TcpClient.newConnection().host("localhost").port(RdmaServer.DEFAULT_PORT)
+                .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.AUTO_READ, true)
+                .option(ChannelOption.WRITE_BUFFER_WATER_MARK, RdmaPipeline.WATER_MARK)
+                .option(ChannelOption.RCVBUF_ALLOCATOR, RdmaPipeline.READ_BUFFERS);
+        return new RdmaClient(tcp, RdmaDevice.create("reactive-client"), MpaSettings.defaults(), c -> c,
+                new byte[0]);
+    }
+
+    public RdmaClient host(String host) {
+        return with(tcp.host(Objects.requireNonNull(host, "host")));
+    }
+
+    public RdmaClient port(int port) {
+        return with(tcp.port(port));
+    }
+
+    /** MPA options: revision, CRC, Markers, peer-to-peer mode, private data cap, timeouts. */
+    public RdmaClient mpa(MpaSettings settings) {
+        return new RdmaClient(tcp, device, Objects.requireNonNull(settings, "settings"), queuePair, privateData);
+    }
+
+    /** Queue pair sizes and ORD/IRD, starting from {@link QueuePairConfig#of}'s defaults. */
+    public RdmaClient queuePair(UnaryOperator<QueuePairConfig> configure) {
+        return new RdmaClient(tcp, device, mpa, Objects.requireNonNull(configure, "configure"), privateData);
+    }
+
+    /** Private data for the MPA Request (the application's part; RFC 8797's block may be in it). */
+    public RdmaClient privateData(byte[] privateData) {
+        return new RdmaClient(tcp, device, mpa, queuePair, privateData.clone());
+    }
+
+    /** How long the TCP connect may take; the MPA Reply has {@link MpaSettings#replyTimeout()}. */
+    public RdmaClient connectTimeout(Duration timeout) {
+        return with(tcp.option(ChannelOption.CONNECT_TIMEOUT_MILLIS,
+                (int) Math.min(Integer.MAX_VALUE, timeout.toMillis())));
+    }
+
+    /** Further reactor-netty settings (loop resources, wiretap, metrics, TLS below MPA). */
+    public RdmaClient tcpConfiguration(UnaryOperator<TcpClient> configure) {
+        return with(configure.apply(tcp));
+    }
+
+    private RdmaClient with(TcpClient t) {
+        return new RdmaClient(t, device, mpa, queuePair, privateData);
+    }
+
+    /**
+     * Connects and runs the MPA startup; emits the session once the stream is in RDMA mode, or the
+     * startup's error ({@link io.softrdma.mpa.MpaStartupException}, whose reason says why).
+     */
+    public Mono<RdmaSession> connect() {
+        return Mono.defer(() -> {
+            SessionResources.shape(device, queuePair);
+            return tcp.doOnChannelInit((observer, channel, address) -> {
+                SessionResources resources = SessionResources.create(device, queuePair);
+                channel.attr(RESOURCES).set(resources);
+                channel.attr(ESTABLISHED).set(RdmaPipeline.initiator(channel, resources.qp(), privateData, mpa,
+                        NettyPipeline.ReactiveBridge));
+            }).doOnConnected(RdmaServer::readContinuously).connect().flatMap(connection -> {
+                CompletableFuture<RdmaConnection> established = connection.channel().attr(ESTABLISHED).get();
+                SessionResources resources = connection.channel().attr(RESOURCES).get();
+                return Mono.fromFuture(established)
+                        .map(rdma -> new RdmaSession(connection, rdma, resources.pd(), resources.cq()))
+                        .doOnError(t -> {
+                            connection.dispose();
+                            resources.close();
+                        });
+            });
+        });
+    }
+}

@@ -1,0 +1,165 @@
+package io.softrdma.reactive;
+
+import io.netty.channel.ChannelOption;
+import io.softrdma.cm.ConnectRequest;
+import io.softrdma.cm.RdmaPipeline;
+import io.softrdma.mpa.MpaSettings;
+import io.softrdma.verbs.QueuePairConfig;
+import io.softrdma.verbs.RdmaDevice;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.function.Function;
+import java.util.function.UnaryOperator;
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Mono;
+import reactor.netty.DisposableServer;
+import reactor.netty.NettyPipeline;
+import reactor.netty.tcp.TcpServer;
+import reactor.util.Logger;
+import reactor.util.Loggers;
+
+/**
+ * Accepts RDMA connections over reactor-netty's {@link TcpServer}: each connection runs the MPA
+ * startup as responder, gets a queue pair (and a protection domain of its own) when accepted, and is
+ * handed to the handler as an {@link RdmaSession}; the session ends when the handler's publisher
+ * completes or fails. Immutable: each setter returns a new server.
+ *
+ * <pre>{@code
+ * DisposableRdmaServer server = RdmaServer.create().port(7471)
+ *         .handle(session -> session.onDispose())
+ *         .bindNow();
+ * }</pre>
+ *
+ * <p>Thread safety: immutable.
+ */
+public final class RdmaServer {
+    /** The port SoftRDMA's samples use. */
+    public static final int DEFAULT_PORT = 7471;
+
+    private static final Logger log = Loggers.getLogger(RdmaServer.class);
+
+    private final TcpServer tcp;
+    private final RdmaDevice device;
+    private final MpaSettings mpa;
+    private final UnaryOperator<QueuePairConfig> queuePair;
+    private final Function<ConnectRequest, byte[]> accept;
+    private final Function<? super RdmaSession, ? extends Publisher<Void>> handler;
+
+    private RdmaServer(TcpServer tcp, RdmaDevice device, MpaSettings mpa, UnaryOperator<QueuePairConfig> queuePair,
+            Function<ConnectRequest, byte[]> accept, Function<? super RdmaSession, ? extends Publisher<Void>> handler) {
+        this.tcp = tcp;
+        this.device = device;
+        this.mpa = mpa;
+        this.queuePair = queuePair;
+        this.accept = accept;
+        this.handler = handler;
+    }
+
+    /**
+     * A server on port 7471 of every interface, MPA revision 2 with CRC on, ORD and IRD 128, accepting
+     * every connection with empty private data, whose sessions last until the peer closes them.
+     */
+    public static RdmaServer create() {
+        TcpServer tcp = TcpServer.create().port(DEFAULT_PORT)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.AUTO_READ, true)
+                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, RdmaPipeline.WATER_MARK)
+                .childOption(ChannelOption.RCVBUF_ALLOCATOR, RdmaPipeline.READ_BUFFERS);
+        return new RdmaServer(tcp, RdmaDevice.create("reactive-server"), MpaSettings.defaults(), c -> c,
+                request -> new byte[0], RdmaSession::onDispose);
+    }
+
+    public RdmaServer host(String host) {
+        return with(tcp.host(Objects.requireNonNull(host, "host")));
+    }
+
+    /** The port to bind; 0 picks a free one ({@link DisposableRdmaServer#port()} tells which). */
+    public RdmaServer port(int port) {
+        return with(tcp.port(port));
+    }
+
+    /** MPA options: revision, CRC, Markers, peer-to-peer mode, private data cap, timeouts. */
+    public RdmaServer mpa(MpaSettings settings) {
+        return new RdmaServer(tcp, device, Objects.requireNonNull(settings, "settings"), queuePair, accept, handler);
+    }
+
+    /** Queue pair sizes and ORD/IRD for each connection, starting from {@link QueuePairConfig#of}'s defaults. */
+    public RdmaServer queuePair(UnaryOperator<QueuePairConfig> configure) {
+        SessionResources.shape(device, configure);
+        return new RdmaServer(tcp, device, mpa, configure, accept, handler);
+    }
+
+    /**
+     * Decides on each MPA Request after seeing its private data: returns the Reply's private data to
+     * accept, or throws to reject (the exception's message, UTF-8, goes back as the rejection's private
+     * data, cut to fit).
+     */
+    public RdmaServer accept(Function<ConnectRequest, byte[]> decide) {
+        return new RdmaServer(tcp, device, mpa, queuePair, Objects.requireNonNull(decide, "decide"), handler);
+    }
+
+    /** What to do with each session; the session is closed when the returned publisher terminates. */
+    public RdmaServer handle(Function<? super RdmaSession, ? extends Publisher<Void>> handler) {
+        return new RdmaServer(tcp, device, mpa, queuePair, accept, Objects.requireNonNull(handler, "handler"));
+    }
+
+    /** Further reactor-netty settings (loop resources, wiretap, metrics, TLS below MPA). */
+    public RdmaServer tcpConfiguration(UnaryOperator<TcpServer> configure) {
+        return with(configure.apply(tcp));
+    }
+
+    private RdmaServer with(TcpServer t) {
+        return new RdmaServer(t, device, mpa, queuePair, accept, handler);
+    }
+
+    /** Binds, waiting at most 45 s. */
+    public DisposableRdmaServer bindNow() {
+        return bindNow(Duration.ofSeconds(45));
+    }
+
+    /** Binds, waiting at most {@code timeout}. */
+    public DisposableRdmaServer bindNow(Duration timeout) {
+        return new DisposableRdmaServer(bind().block(timeout));
+    }
+
+    /** Binds when subscribed. */
+    public Mono<? extends DisposableServer> bind() {
+        // Ahead of reactor-netty's reactive bridge: the queue pair takes every ULPDU.
+        return tcp.doOnChannelInit((observer, channel, address) -> RdmaPipeline.responder(channel, mpa,
+                this::onRequest, NettyPipeline.ReactiveBridge)).doOnConnection(RdmaServer::readContinuously).bind();
+    }
+
+    /**
+     * reactor-netty reads only as fast as its inbound {@code Flux} is consumed, and turns auto-read off
+     * when it sets a connection up. Nothing consumes that Flux here: the queue pair takes every octet
+     * and applies its own flow control (receive credits, TCP back-pressure through the read buffers),
+     * so reading goes back on.
+     */
+    static void readContinuously(reactor.netty.Connection connection) {
+        connection.channel().config().setAutoRead(true);
+    }
+
+    private void onRequest(ConnectRequest request) {
+        byte[] reply;
+        try {
+            reply = accept.apply(request);
+        } catch (RuntimeException e) {
+            byte[] reason = String.valueOf(e.getMessage()).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            int room = Math.max(0, mpa.maxApplicationPrivateDataLength());
+            request.reject(java.util.Arrays.copyOf(reason, Math.min(reason.length, room)));
+            return;
+        }
+        SessionResources resources = SessionResources.create(device, queuePair);
+        request.accept(resources.qp(), reply).whenComplete((rdma, failure) -> {
+            if (failure != null) {
+                resources.close();
+                return;
+            }
+            reactor.netty.Connection connection = reactor.netty.Connection.from(rdma.channel());
+            RdmaSession session = new RdmaSession(connection, rdma, resources.pd(), resources.cq());
+            Mono.defer(() -> Mono.from(handler.apply(session)))
+                    .doFinally(signal -> session.dispose())
+                    .subscribe(null, t -> log.warn("the handler of {} failed", session, t));
+        });
+    }
+}

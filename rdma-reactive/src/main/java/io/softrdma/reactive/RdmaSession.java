@@ -1,0 +1,345 @@
+package io.softrdma.reactive;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.EventLoop;
+import io.netty.util.ReferenceCountUtil;
+import io.softrdma.cm.RdmaConnection;
+import io.softrdma.cm.RpcRdmaParameters;
+import io.softrdma.verbs.Access;
+import io.softrdma.verbs.CompletionQueue;
+import io.softrdma.verbs.MemoryRegion;
+import io.softrdma.verbs.ProtectionDomain;
+import io.softrdma.verbs.QueuePair;
+import io.softrdma.verbs.RemoteMemory;
+import io.softrdma.verbs.ScatterGatherEntry;
+import io.softrdma.verbs.SendWorkRequest;
+import io.softrdma.verbs.WorkCompletion;
+import io.softrdma.verbs.WorkCompletionOpcode;
+import io.softrdma.verbs.WorkCompletionStatus;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+import org.reactivestreams.Publisher;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.MonoSink;
+import reactor.netty.Connection;
+
+/**
+ * One RDMA connection, as Reactor types: one-sided RDMA Write and Read (RFC 5040 §4.3, §4.4) into
+ * memory the peer registered, and local memory registered for the peer.
+ *
+ * <p>Every operation is posted and completed on the connection's event loop. A Mono completes when
+ * RFC 5040 §5.5 says the operation is complete: a Write once its last octet is handed to TCP (rule
+ * 14), a Read once its Read Response is placed (rule 19). Cancelling a subscriber does not recall the
+ * operation: it finishes on the wire, and its buffers are released only then. When the connection
+ * ends, every pending operation fails; a Terminate is the {@link RdmaOperationException}'s cause (a
+ * {@link io.softrdma.rdmap.TerminateException} with its Layer, EType and Code).
+ *
+ * <p>Thread safety: all methods may be called from any thread.
+ */
+public final class RdmaSession implements Disposable {
+    private final Connection connection;
+    private final RdmaConnection rdma;
+    private final ProtectionDomain pd;
+    private final QueuePair qp;
+    private final CompletionQueue cq;
+    private final EventLoop loop;
+    private final Operations operations;
+    private final CompletableFuture<Void> ended = new CompletableFuture<>();
+    private final Mono<Void> onDispose;
+    private final CompletionQueue.Handler dispatch;
+
+    RdmaSession(Connection connection, RdmaConnection rdma, ProtectionDomain pd, CompletionQueue cq) {
+        this.connection = connection;
+        this.rdma = rdma;
+        this.pd = pd;
+        this.qp = rdma.queuePair();
+        this.cq = cq;
+        this.loop = connection.channel().eventLoop();
+        this.operations = new Operations(qp.config().sendQueueDepth() + qp.config().receiveQueueDepth());
+        this.dispatch = operations::complete;
+        this.onDispose = Mono.fromFuture(ended.copy()).onErrorResume(t -> Mono.empty());
+        cq.setListener(q -> drainCompletions());
+        loop.execute(() -> {
+            cq.requestNotification(false);
+            drainCompletions();
+        });
+        qp.closeFuture().whenComplete((v, t) -> loop.execute(() -> end(unwrap(t))));
+    }
+
+    /** The rdma-core connection below: negotiated MPA parameters, private data, the queue pair. */
+    public RdmaConnection connection() {
+        return rdma;
+    }
+
+    /** Outbound RDMA Reads this session may have outstanding: the negotiated ORD (RFC 6581 §5). */
+    public int ord() {
+        return qp.ord();
+    }
+
+    /** Inbound RDMA Reads the peer may have outstanding here: the negotiated IRD. */
+    public int ird() {
+        return qp.ird();
+    }
+
+    /** What the RFC 8797 private data of both ends settled: inline thresholds, remote invalidation. */
+    public RpcRdmaParameters rpcRdma() {
+        return rdma.rpcRdma();
+    }
+
+    // ---- local memory ----
+
+    /**
+     * Allocates {@code length} octets of direct memory and registers them for the peer with these
+     * rights (REMOTE_WRITE needs LOCAL_WRITE).
+     */
+    public LocalRegion allocate(int length, Access first, Access... rest) {
+        return new LocalRegion(pd.allocate(length, Access.of(first, rest)));
+    }
+
+    /**
+     * Registers the whole capacity of a direct buffer for the peer (zero-based tagged offsets). The
+     * region holds its own reference to the buffer until disposed.
+     */
+    public LocalRegion register(ByteBuf direct, Access first, Access... rest) {
+        return new LocalRegion(pd.register(direct, Access.of(first, rest)));
+    }
+
+    // ---- RDMA Write ----
+
+    /**
+     * RDMA-Writes {@code length} octets of {@code source}, from {@code offset}, to the start of
+     * {@code remote} — without a copy. Completes when the Write is complete at this end (RFC 5040
+     * §5.5 rule 14); the peer learns of it from a later Send.
+     *
+     * @throws IllegalArgumentException (as the Mono's error) if the octets do not fit {@code remote}
+     */
+    public Mono<Void> write(RemoteMemory remote, LocalRegion source, int offset, int length) {
+        Objects.requireNonNull(remote, "remote");
+        Objects.requireNonNull(source, "source");
+        return Mono.create(sink -> post(sink, wrId -> SendWorkRequest.write(wrId, remote,
+                new ScatterGatherEntry(source.memoryRegion(), offset, length)), null, null));
+    }
+
+    /**
+     * RDMA-Writes the readable octets of {@code data} to the start of {@code remote}, and releases
+     * {@code data} once the Write is complete (or failed). A direct buffer goes out without a copy (it
+     * is registered for the Write); a heap buffer is copied once into direct memory first.
+     */
+    public Mono<Void> write(RemoteMemory remote, ByteBuf data) {
+        Objects.requireNonNull(remote, "remote");
+        Objects.requireNonNull(data, "data");
+        return Mono.create(sink -> {
+            ByteBuf direct = data;
+            if (!data.isDirect()) {
+                direct = connection.channel().alloc().directBuffer(data.readableBytes());
+                direct.writeBytes(data, data.readerIndex(), data.readableBytes());
+                data.release();
+            }
+            ByteBuf source = direct;
+            MemoryRegion region;
+            try {
+                region = pd.register(source, Set.of());
+            } catch (RuntimeException e) {
+                source.release();
+                sink.error(e);
+                return;
+            }
+            post(sink, wrId -> SendWorkRequest.write(wrId, remote,
+                    new ScatterGatherEntry(region, source.readerIndex(), source.readableBytes())), region, source);
+        });
+    }
+
+    // ---- RDMA Read ----
+
+    /**
+     * RDMA-Reads all of {@code remote} into newly allocated direct memory, which the returned buffer
+     * is (release it when done). Completes when the Read Response is placed (RFC 5040 §5.5 rule 19).
+     * At most {@link #ord()} Reads are outstanding on the wire; more wait in the send queue.
+     */
+    public Mono<ByteBuf> read(RemoteMemory remote) {
+        Objects.requireNonNull(remote, "remote");
+        if (remote.length() > Integer.MAX_VALUE) {
+            return Mono.error(new IllegalArgumentException("a read of " + remote.length() + " octets does not fit"
+                    + " one buffer; read slices of at most 2 GiB"));
+        }
+        return Mono.create(sink -> {
+            MemoryRegion region;
+            try {
+                region = pd.allocate((int) remote.length(), Access.of(Access.LOCAL_WRITE));
+            } catch (RuntimeException e) {
+                sink.error(e);
+                return;
+            }
+            post(sink, wrId -> SendWorkRequest.read(wrId, ScatterGatherEntry.of(region), remote), region, null);
+        });
+    }
+
+    /**
+     * RDMA-Reads each remote buffer in turn, emitting the results in order: at most {@link #ord()}
+     * Reads are outstanding at once, however much downstream requests, so the peer's IRD (RFC 5040
+     * §6.1) is never exceeded; results wait for downstream demand, at most ORD of them.
+     */
+    public Flux<ByteBuf> read(Publisher<RemoteMemory> remotes) {
+        Objects.requireNonNull(remotes, "remotes");
+        return Flux.defer(() -> {
+            int ord = Math.max(1, qp.ord());
+            return Flux.from(remotes).flatMapSequential(this::read, ord, 1);
+        });
+    }
+
+    // ---- posting and completion (event loop) ----
+
+    /**
+     * Posts the work request {@code build} makes, once, on the event loop, and completes {@code sink}
+     * with its completion: {@code region} is closed and {@code owned} released afterwards — never
+     * before, even if the subscriber cancelled (the operation still runs on the wire).
+     */
+    private <T> void post(MonoSink<T> sink, Function<Long, SendWorkRequest> build, MemoryRegion region,
+            ByteBuf owned) {
+        OperationSink<T> op = new OperationSink<>(sink, region, owned);
+        sink.onCancel(op::cancel);
+        if (loop.inEventLoop()) {
+            op.post(build);
+        } else {
+            loop.execute(() -> op.post(build));
+        }
+    }
+
+    private void drainCompletions() {
+        for (;;) {
+            if (cq.poll(dispatch, 64) > 0) {
+                continue;
+            }
+            cq.requestNotification(false);
+            if (cq.poll(dispatch, 64) == 0) {
+                return;
+            }
+        }
+    }
+
+    private void end(Throwable cause) {
+        if (ended.isDone()) {
+            return;
+        }
+        drainCompletions();
+        Throwable failure = cause != null ? cause : new CancellationException("the RDMA session was closed");
+        operations.failAll(failure);
+        if (cause == null) {
+            ended.complete(null);
+        } else {
+            ended.completeExceptionally(cause);
+        }
+        pd.close();
+        connection.dispose();
+    }
+
+    /** One operation's subscriber and resources. Event loop only, but for {@link #cancel()}. */
+    private final class OperationSink<T> implements Operations.Pending {
+        private final MonoSink<T> sink;
+        private final MemoryRegion region;
+        private final ByteBuf owned;
+        private volatile boolean cancelled;
+
+        OperationSink(MonoSink<T> sink, MemoryRegion region, ByteBuf owned) {
+            this.sink = sink;
+            this.region = region;
+            this.owned = owned;
+        }
+
+        void cancel() {
+            cancelled = true;
+        }
+
+        void post(Function<Long, SendWorkRequest> build) {
+            if (ended.isDone() || !operations.hasRoom()) {
+                fail(ended.isDone() ? new IllegalStateException("the RDMA session has ended")
+                        : new IllegalStateException(operations.inUse() + " operations are outstanding, the send"
+                                + " queue's depth (QueuePairConfig.sendQueueDepth): wait for completions"));
+                return;
+            }
+            long wrId = operations.add(this);
+            try {
+                qp.postSend(build.apply(wrId));
+            } catch (RuntimeException e) {
+                operations.remove(wrId);
+                fail(e);
+            }
+        }
+
+        @Override
+        @SuppressWarnings("unchecked")
+        public void complete(WorkCompletion c) {
+            if (c.status() == WorkCompletionStatus.SUCCESS) {
+                T result = null;
+                if (c.opcode() == WorkCompletionOpcode.RDMA_READ) {
+                    ByteBuf sinkBuffer = region.buffer();
+                    result = (T) sinkBuffer.retainedSlice(0, (int) c.byteLength());
+                }
+                release();
+                if (cancelled) {
+                    ReferenceCountUtil.release(result);
+                } else if (result != null) {
+                    sink.success(result);
+                } else {
+                    sink.success();
+                }
+                return;
+            }
+            // A failed or flushed operation: the queue pair is on its way to ERROR; its close cause (a
+            // Terminate, a lost connection) explains it.
+            WorkCompletionOpcode opcode = c.opcode();
+            WorkCompletionStatus status = c.status();
+            qp.closeFuture().whenComplete((v, t) -> loop.execute(() -> fail(
+                    new RdmaOperationException(opcode, status, unwrap(t)))));
+        }
+
+        @Override
+        public void fail(Throwable cause) {
+            release();
+            if (!cancelled) {
+                sink.error(cause);
+            }
+        }
+
+        private void release() {
+            if (region != null) {
+                region.close();
+            }
+            if (owned != null) {
+                owned.release();
+            }
+        }
+    }
+
+    private static Throwable unwrap(Throwable t) {
+        return t instanceof java.util.concurrent.CompletionException && t.getCause() != null ? t.getCause() : t;
+    }
+
+    // ---- lifecycle ----
+
+    /** Completes when the session has ended, for whatever reason. */
+    public Mono<Void> onDispose() {
+        return onDispose;
+    }
+
+    /** Closes gracefully: posted work finishes, then the connection closes. */
+    @Override
+    public void dispose() {
+        qp.close();
+    }
+
+    @Override
+    public boolean isDisposed() {
+        return ended.isDone();
+    }
+
+    @Override
+    public String toString() {
+        return "RdmaSession{" + rdma + "}";
+    }
+}

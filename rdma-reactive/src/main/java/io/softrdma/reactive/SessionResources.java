@@ -1,0 +1,58 @@
+package io.softrdma.reactive;
+
+import io.softrdma.verbs.CompletionQueue;
+import io.softrdma.verbs.ProtectionDomain;
+import io.softrdma.verbs.QueuePair;
+import io.softrdma.verbs.QueuePairConfig;
+import io.softrdma.verbs.RdmaDevice;
+import java.util.Objects;
+import java.util.function.UnaryOperator;
+
+/**
+ * What one session owns on its device: a protection domain of its own (so no other connection can
+ * use its STags, RFC 5040 §8.1.1), a completion queue sized for its queue pair, and the queue pair.
+ *
+ * @param pd the session's protection domain
+ * @param cq where both sides of its queue pair complete
+ * @param qp its queue pair, IDLE until bound to a connection
+ */
+record SessionResources(ProtectionDomain pd, CompletionQueue cq, QueuePair qp) {
+
+    /** Creates them as {@code configure} shapes the queue pair (its completion queues are replaced). */
+    static SessionResources create(RdmaDevice device, UnaryOperator<QueuePairConfig> configure) {
+        QueuePairConfig shape = shape(device, configure);
+        ProtectionDomain pd = device.allocateProtectionDomain();
+        CompletionQueue cq = device.createCompletionQueue(shape.sendQueueDepth() + shape.receiveQueueDepth());
+        QueuePair qp = pd.createQueuePair(shape.withCompletionQueues(cq, cq));
+        return new SessionResources(pd, cq, qp);
+    }
+
+    /**
+     * The configuration {@code configure} makes of the defaults; builders call this early so a bad
+     * configurer fails on the caller's thread.
+     */
+    static QueuePairConfig shape(RdmaDevice device, UnaryOperator<QueuePairConfig> configure) {
+        return Objects.requireNonNull(configure.apply(QueuePairConfig.of(Placeholder.of(device))),
+                "the queue pair configurer returned null");
+    }
+
+    /** Closes everything (the queue pair first); for a session that never came up. */
+    void close() {
+        qp.close();
+        pd.close();
+    }
+
+    /** A one-entry completion queue to build configurations with; never used by a queue pair. */
+    private static final class Placeholder {
+        private static volatile CompletionQueue queue;
+
+        static CompletionQueue of(RdmaDevice device) {
+            CompletionQueue q = queue;
+            if (q == null) {
+                q = device.createCompletionQueue(1);
+                queue = q;
+            }
+            return q;
+        }
+    }
+}

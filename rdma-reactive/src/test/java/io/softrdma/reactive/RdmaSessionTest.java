@@ -1,0 +1,115 @@
+package io.softrdma.reactive;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import io.softrdma.verbs.Access;
+import io.softrdma.verbs.RemoteMemory;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
+import reactor.test.StepVerifier;
+
+/** RDMA Write and Read as Reactor types between a client and a server session on loopback. */
+class RdmaSessionTest {
+    private static final Duration TIMEOUT = Duration.ofSeconds(5);
+
+    private DisposableRdmaServer server;
+    private RdmaSession client;
+    private RdmaSession serverSession;
+
+    @BeforeEach
+    void connect() throws Exception {
+        CompletableFuture<RdmaSession> accepted = new CompletableFuture<>();
+        server = RdmaServer.create().host("127.0.0.1").port(0).handle(session -> {
+            accepted.complete(session);
+            return session.onDispose();
+        }).bindNow();
+        client = RdmaClient.create().host("127.0.0.1").port(server.port()).connect().block(TIMEOUT);
+        serverSession = accepted.get(5, TimeUnit.SECONDS);
+    }
+
+    @AfterEach
+    void close() {
+        client.dispose();
+        client.onDispose().block(TIMEOUT);
+        serverSession.onDispose().block(TIMEOUT);
+        server.disposeNow(TIMEOUT);
+    }
+
+    private static ByteBuf ascii(String s) {
+        return Unpooled.directBuffer().writeBytes(s.getBytes(StandardCharsets.US_ASCII));
+    }
+
+    private static String text(ByteBuf b) {
+        try {
+            return b.toString(StandardCharsets.US_ASCII);
+        } finally {
+            b.release();
+        }
+    }
+
+    @Test
+    void rfc5040Section4_3WriteThenReadBackTheSameRegion() {
+        LocalRegion region = serverSession.allocate(64, Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ);
+        RemoteMemory remote = region.remote();
+        StepVerifier.create(client.write(remote, ascii("hello, rdma"))).expectComplete().verify(TIMEOUT);
+        // RFC 5040 §5.5: a Read Request after a Write on the same stream sees the Write's data.
+        StepVerifier.create(client.read(remote.slice(0, 11)).map(RdmaSessionTest::text))
+                .expectNext("hello, rdma").expectComplete().verify(TIMEOUT);
+        assertThat(ByteBufUtil.getBytes(region.buffer(), 0, 5)).isEqualTo("hello".getBytes(StandardCharsets.US_ASCII));
+        region.dispose();
+    }
+
+    @Test
+    void aHeapBufferIsCopiedOnceAndWritten() {
+        LocalRegion region = serverSession.allocate(16, Access.LOCAL_WRITE, Access.REMOTE_WRITE);
+        ByteBuf heap = Unpooled.buffer().writeBytes("heap".getBytes(StandardCharsets.US_ASCII));
+        StepVerifier.create(client.write(region.remote(), heap)).expectComplete().verify(TIMEOUT);
+        assertThat(heap.refCnt()).as("released once written").isZero();
+        region.dispose();
+    }
+
+    @Test
+    void aFluxOfReadsComesBackInOrder() {
+        LocalRegion region = serverSession.allocate(4096, Access.REMOTE_READ);
+        for (int i = 0; i < 4096; i++) {
+            region.buffer().setByte(i, i / 16);
+        }
+        RemoteMemory remote = region.remote();
+        StepVerifier.create(client.read(Flux.range(0, 256).map(i -> remote.slice(i * 16L, 16)))
+                .map(b -> {
+                    try {
+                        return b.getUnsignedByte(0) == b.getUnsignedByte(15) ? (int) b.getUnsignedByte(0) : -1;
+                    } finally {
+                        b.release();
+                    }
+                }))
+                .expectNextSequence(java.util.stream.IntStream.range(0, 256).boxed().toList())
+                .expectComplete().verify(TIMEOUT);
+        region.dispose();
+    }
+
+    @Test
+    void rfc5040Section7ReadingAnInvalidatedRegionFailsWithTheTerminate() {
+        LocalRegion region = serverSession.allocate(64, Access.REMOTE_READ);
+        RemoteMemory remote = region.remote();
+        region.dispose();
+        StepVerifier.create(client.read(remote)).expectErrorSatisfies(t -> {
+            assertThat(t).isInstanceOf(RdmaOperationException.class);
+            assertThat(t.getCause()).isInstanceOf(io.softrdma.rdmap.TerminateException.class);
+            io.softrdma.rdmap.TerminateException te = (io.softrdma.rdmap.TerminateException) t.getCause();
+            // RDMAP (layer 0), remote protection error (EType 1), invalid STag (code 0).
+            assertThat(te.code().layer()).isZero();
+            assertThat(te.code().errorType()).isEqualTo(1);
+            assertThat(te.code().errorCode()).isZero();
+        }).verify(TIMEOUT);
+    }
+}
