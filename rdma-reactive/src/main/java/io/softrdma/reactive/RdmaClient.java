@@ -39,9 +39,11 @@ public final class RdmaClient {
     private final MpaSettings mpa;
     private final UnaryOperator<QueuePairConfig> queuePair;
     private final byte[] privateData;
+    private final int inlineSize;
 
     private RdmaClient(TcpClient tcp, RdmaDevice device, MpaSettings mpa, UnaryOperator<QueuePairConfig> queuePair,
-            byte[] privateData) {
+            byte[] privateData, int inlineSize) {
+        this.inlineSize = inlineSize;
         this.tcp = tcp;
         this.device = device;
         this.mpa = mpa;
@@ -57,7 +59,7 @@ public final class RdmaClient {
                 .option(ChannelOption.WRITE_BUFFER_WATER_MARK, RdmaPipeline.WATER_MARK)
                 .option(ChannelOption.RCVBUF_ALLOCATOR, RdmaPipeline.READ_BUFFERS);
         return new RdmaClient(tcp, RdmaDevice.create("reactive-client"), MpaSettings.defaults(), c -> c,
-                new byte[0]);
+                new byte[0], RdmaServer.DEFAULT_INLINE_SIZE);
     }
 
     public RdmaClient host(String host) {
@@ -70,17 +72,27 @@ public final class RdmaClient {
 
     /** MPA options: revision, CRC, Markers, peer-to-peer mode, private data cap, timeouts. */
     public RdmaClient mpa(MpaSettings settings) {
-        return new RdmaClient(tcp, device, Objects.requireNonNull(settings, "settings"), queuePair, privateData);
+        return new RdmaClient(tcp, device, Objects.requireNonNull(settings, "settings"), queuePair, privateData, inlineSize);
     }
 
     /** Queue pair sizes and ORD/IRD, starting from {@link QueuePairConfig#of}'s defaults. */
     public RdmaClient queuePair(UnaryOperator<QueuePairConfig> configure) {
-        return new RdmaClient(tcp, device, mpa, Objects.requireNonNull(configure, "configure"), privateData);
+        return new RdmaClient(tcp, device, mpa, Objects.requireNonNull(configure, "configure"), privateData, inlineSize);
     }
 
     /** Private data for the MPA Request (the application's part; RFC 8797's block may be in it). */
     public RdmaClient privateData(byte[] privateData) {
-        return new RdmaClient(tcp, device, mpa, queuePair, privateData.clone());
+        return new RdmaClient(tcp, device, mpa, queuePair, privateData.clone(), inlineSize);
+    }
+
+    /**
+     * The largest message one Send carries, header included, that this side receives and sends
+     * (1024 to 262144, a multiple of 1024; default 4096). Advertised with RFC 8797's private data; the
+     * thresholds used are the smaller of own and peer's each way (§4.2).
+     */
+    public RdmaClient inlineSize(int inlineSize) {
+        RdmaServer.checkInlineSize(inlineSize);
+        return new RdmaClient(tcp, device, mpa, queuePair, privateData, inlineSize);
     }
 
     /** How long the TCP connect may take; the MPA Reply has {@link MpaSettings#replyTimeout()}. */
@@ -95,7 +107,7 @@ public final class RdmaClient {
     }
 
     private RdmaClient with(TcpClient t) {
-        return new RdmaClient(t, device, mpa, queuePair, privateData);
+        return new RdmaClient(t, device, mpa, queuePair, privateData, inlineSize);
     }
 
     /**
@@ -106,15 +118,17 @@ public final class RdmaClient {
         return Mono.defer(() -> {
             SessionResources.shape(device, queuePair);
             return tcp.doOnChannelInit((observer, channel, address) -> {
-                SessionResources resources = SessionResources.create(device, queuePair);
+                SessionResources resources = SessionResources.create(device, queuePair, channel.eventLoop(),
+                        inlineSize);
                 channel.attr(RESOURCES).set(resources);
-                channel.attr(ESTABLISHED).set(RdmaPipeline.initiator(channel, resources.qp(), privateData, mpa,
+                channel.attr(ESTABLISHED).set(RdmaPipeline.initiator(channel, resources.qp(),
+                        RdmaServer.withInlineSizes(inlineSize, privateData), mpa,
                         NettyPipeline.ReactiveBridge));
             }).doOnConnected(RdmaServer::readContinuously).connect().flatMap(connection -> {
                 CompletableFuture<RdmaConnection> established = connection.channel().attr(ESTABLISHED).get();
                 SessionResources resources = connection.channel().attr(RESOURCES).get();
                 return Mono.fromFuture(established)
-                        .map(rdma -> new RdmaSession(connection, rdma, resources.pd(), resources.cq()))
+                        .map(rdma -> new RdmaSession(connection, rdma, resources))
                         .doOnError(t -> {
                             connection.dispose();
                             resources.close();

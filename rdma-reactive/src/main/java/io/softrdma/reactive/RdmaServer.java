@@ -3,6 +3,7 @@ package io.softrdma.reactive;
 import io.netty.channel.ChannelOption;
 import io.softrdma.cm.ConnectRequest;
 import io.softrdma.cm.RdmaPipeline;
+import io.softrdma.cm.RpcRdmaPrivateData;
 import io.softrdma.mpa.MpaSettings;
 import io.softrdma.verbs.QueuePairConfig;
 import io.softrdma.verbs.RdmaDevice;
@@ -35,6 +36,8 @@ import reactor.util.Loggers;
 public final class RdmaServer {
     /** The port SoftRDMA's samples use. */
     public static final int DEFAULT_PORT = 7471;
+    /** The default largest Send, header included: 4 KiB, as Linux's NFS/RDMA uses. */
+    public static final int DEFAULT_INLINE_SIZE = 4096;
 
     private static final Logger log = Loggers.getLogger(RdmaServer.class);
 
@@ -44,9 +47,12 @@ public final class RdmaServer {
     private final UnaryOperator<QueuePairConfig> queuePair;
     private final Function<ConnectRequest, byte[]> accept;
     private final Function<? super RdmaSession, ? extends Publisher<Void>> handler;
+    private final int inlineSize;
 
     private RdmaServer(TcpServer tcp, RdmaDevice device, MpaSettings mpa, UnaryOperator<QueuePairConfig> queuePair,
-            Function<ConnectRequest, byte[]> accept, Function<? super RdmaSession, ? extends Publisher<Void>> handler) {
+            Function<ConnectRequest, byte[]> accept, Function<? super RdmaSession, ? extends Publisher<Void>> handler,
+            int inlineSize) {
+        this.inlineSize = inlineSize;
         this.tcp = tcp;
         this.device = device;
         this.mpa = mpa;
@@ -66,7 +72,7 @@ public final class RdmaServer {
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, RdmaPipeline.WATER_MARK)
                 .childOption(ChannelOption.RCVBUF_ALLOCATOR, RdmaPipeline.READ_BUFFERS);
         return new RdmaServer(tcp, RdmaDevice.create("reactive-server"), MpaSettings.defaults(), c -> c,
-                request -> new byte[0], RdmaSession::onDispose);
+                request -> new byte[0], RdmaSession::onDispose, DEFAULT_INLINE_SIZE);
     }
 
     public RdmaServer host(String host) {
@@ -80,13 +86,14 @@ public final class RdmaServer {
 
     /** MPA options: revision, CRC, Markers, peer-to-peer mode, private data cap, timeouts. */
     public RdmaServer mpa(MpaSettings settings) {
-        return new RdmaServer(tcp, device, Objects.requireNonNull(settings, "settings"), queuePair, accept, handler);
+        return new RdmaServer(tcp, device, Objects.requireNonNull(settings, "settings"), queuePair, accept, handler,
+                inlineSize);
     }
 
     /** Queue pair sizes and ORD/IRD for each connection, starting from {@link QueuePairConfig#of}'s defaults. */
     public RdmaServer queuePair(UnaryOperator<QueuePairConfig> configure) {
         SessionResources.shape(device, configure);
-        return new RdmaServer(tcp, device, mpa, configure, accept, handler);
+        return new RdmaServer(tcp, device, mpa, configure, accept, handler, inlineSize);
     }
 
     /**
@@ -95,12 +102,38 @@ public final class RdmaServer {
      * data, cut to fit).
      */
     public RdmaServer accept(Function<ConnectRequest, byte[]> decide) {
-        return new RdmaServer(tcp, device, mpa, queuePair, Objects.requireNonNull(decide, "decide"), handler);
+        return new RdmaServer(tcp, device, mpa, queuePair, Objects.requireNonNull(decide, "decide"), handler,
+                inlineSize);
     }
 
     /** What to do with each session; the session is closed when the returned publisher terminates. */
     public RdmaServer handle(Function<? super RdmaSession, ? extends Publisher<Void>> handler) {
-        return new RdmaServer(tcp, device, mpa, queuePair, accept, Objects.requireNonNull(handler, "handler"));
+        return new RdmaServer(tcp, device, mpa, queuePair, accept, Objects.requireNonNull(handler, "handler"),
+                inlineSize);
+    }
+
+    /**
+     * The largest message one Send carries, header included (1024 to 262144, a multiple of 1024;
+     * default 4096), advertised with RFC 8797's private data.
+     */
+    public RdmaServer inlineSize(int inlineSize) {
+        checkInlineSize(inlineSize);
+        return new RdmaServer(tcp, device, mpa, queuePair, accept, handler, inlineSize);
+    }
+
+    static void checkInlineSize(int inlineSize) {
+        RpcRdmaPrivateData.of(false, inlineSize, inlineSize); // validates, naming the rule
+    }
+
+    /** RFC 8797's block first (where Linux looks for it), then the application's private data. */
+    static byte[] withInlineSizes(int inlineSize, byte[] applicationData) {
+        return concat(RpcRdmaPrivateData.of(false, inlineSize, inlineSize).encode(), applicationData);
+    }
+
+    private static byte[] concat(byte[] a, byte[] b) {
+        byte[] r = java.util.Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, r, a.length, b.length);
+        return r;
     }
 
     /** Further reactor-netty settings (loop resources, wiretap, metrics, TLS below MPA). */
@@ -109,7 +142,7 @@ public final class RdmaServer {
     }
 
     private RdmaServer with(TcpServer t) {
-        return new RdmaServer(t, device, mpa, queuePair, accept, handler);
+        return new RdmaServer(t, device, mpa, queuePair, accept, handler, inlineSize);
     }
 
     /** Binds, waiting at most 45 s. */
@@ -126,7 +159,7 @@ public final class RdmaServer {
     public Mono<? extends DisposableServer> bind() {
         // Ahead of reactor-netty's reactive bridge: the queue pair takes every ULPDU.
         return tcp.doOnChannelInit((observer, channel, address) -> RdmaPipeline.responder(channel, mpa,
-                this::onRequest, NettyPipeline.ReactiveBridge)).doOnConnection(RdmaServer::readContinuously).bind();
+                request -> onRequest(channel, request), NettyPipeline.ReactiveBridge)).doOnConnection(RdmaServer::readContinuously).bind();
     }
 
     /**
@@ -139,7 +172,7 @@ public final class RdmaServer {
         connection.channel().config().setAutoRead(true);
     }
 
-    private void onRequest(ConnectRequest request) {
+    private void onRequest(io.netty.channel.Channel channel, ConnectRequest request) {
         byte[] reply;
         try {
             reply = accept.apply(request);
@@ -149,14 +182,15 @@ public final class RdmaServer {
             request.reject(java.util.Arrays.copyOf(reason, Math.min(reason.length, room)));
             return;
         }
-        SessionResources resources = SessionResources.create(device, queuePair);
-        request.accept(resources.qp(), reply).whenComplete((rdma, failure) -> {
+        SessionResources resources = SessionResources.create(device, queuePair,
+                channel.eventLoop(), inlineSize);
+        request.accept(resources.qp(), withInlineSizes(inlineSize, reply)).whenComplete((rdma, failure) -> {
             if (failure != null) {
                 resources.close();
                 return;
             }
             reactor.netty.Connection connection = reactor.netty.Connection.from(rdma.channel());
-            RdmaSession session = new RdmaSession(connection, rdma, resources.pd(), resources.cq());
+            RdmaSession session = new RdmaSession(connection, rdma, resources);
             Mono.defer(() -> Mono.from(handler.apply(session)))
                     .doFinally(signal -> session.dispose())
                     .subscribe(null, t -> log.warn("the handler of {} failed", session, t));

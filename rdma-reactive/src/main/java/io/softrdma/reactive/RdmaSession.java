@@ -53,15 +53,19 @@ public final class RdmaSession implements Disposable {
     private final Mono<Void> onDispose;
     private final CompletionQueue.Handler dispatch;
 
-    RdmaSession(Connection connection, RdmaConnection rdma, ProtectionDomain pd, CompletionQueue cq) {
+    private final Messenger messenger;
+
+    RdmaSession(Connection connection, RdmaConnection rdma, SessionResources resources) {
         this.connection = connection;
         this.rdma = rdma;
-        this.pd = pd;
+        this.pd = resources.pd();
         this.qp = rdma.queuePair();
-        this.cq = cq;
+        this.cq = resources.cq();
         this.loop = connection.channel().eventLoop();
-        this.operations = new Operations(qp.config().sendQueueDepth() + qp.config().receiveQueueDepth());
-        this.dispatch = operations::complete;
+        this.operations = resources.operations();
+        this.messenger = resources.messenger();
+        messenger.limitSends(rdma.rpcRdma().sendInlineThreshold());
+        this.dispatch = this::dispatch;
         this.onDispose = Mono.fromFuture(ended.copy()).onErrorResume(t -> Mono.empty());
         cq.setListener(q -> drainCompletions());
         loop.execute(() -> {
@@ -192,6 +196,52 @@ public final class RdmaSession implements Disposable {
         });
     }
 
+    // ---- messaging (RDMA Send with credits, docs/protocol.md) ----
+
+    /**
+     * Sends each message of {@code messages} as one RDMA Send, never without a credit from the peer:
+     * messages are requested from the publisher only as fast as credits and send slots allow, and each
+     * is released once copied into registered memory. Completes when all were sent (RFC 5040 §5.5
+     * rule 14). A message longer than the negotiated inline threshold (less an 8-octet header) fails
+     * the Mono.
+     */
+    public Mono<Void> send(Publisher<ByteBuf> messages) {
+        Objects.requireNonNull(messages, "messages");
+        return messenger.send(messages);
+    }
+
+    /**
+     * The peer's messages. Downstream {@code request(n)} posts receive buffers, and only posted buffers
+     * are granted to the peer as credits: a slow subscriber stalls the sender and loses nothing. Each
+     * message is a view of the registered buffer it was received into: release it to give the buffer
+     * back. One subscriber at a time.
+     */
+    public Flux<ByteBuf> receive() {
+        return messenger.receive();
+    }
+
+    /**
+     * Sends {@code request} and emits the peer's response to it, correlated by id; the request counts
+     * against the peer's credits like any message, and a receive buffer is posted for the response.
+     */
+    public Mono<ByteBuf> request(ByteBuf request) {
+        Objects.requireNonNull(request, "request");
+        return messenger.request(request);
+    }
+
+    /**
+     * Answers the peer's requests with what {@code handler} returns for each, at most
+     * {@code concurrency} at a time (that many receive buffers are posted for requests). A handler error
+     * goes back to the requester as an error reply ({@link RdmaRemoteException} there).
+     */
+    public void respond(Function<ByteBuf, ? extends Publisher<ByteBuf>> handler, int concurrency) {
+        Objects.requireNonNull(handler, "handler");
+        if (concurrency < 1) {
+            throw new IllegalArgumentException("concurrency must be at least 1, was " + concurrency);
+        }
+        messenger.respond(handler, concurrency);
+    }
+
     // ---- posting and completion (event loop) ----
 
     /**
@@ -207,6 +257,19 @@ public final class RdmaSession implements Disposable {
             op.post(build);
         } else {
             loop.execute(() -> op.post(build));
+        }
+    }
+
+    /** One completion to whoever waits for it; a failure there ends the session rather than the drain. */
+    private void dispatch(WorkCompletion c) {
+        try {
+            operations.complete(c);
+        } catch (RuntimeException e) {
+            if (!ended.isDone()) {
+                messenger.end(e);
+                operations.failAll(e);
+                qp.close();
+            }
         }
     }
 
@@ -228,6 +291,7 @@ public final class RdmaSession implements Disposable {
         }
         drainCompletions();
         Throwable failure = cause != null ? cause : new CancellationException("the RDMA session was closed");
+        messenger.end(failure);
         operations.failAll(failure);
         if (cause == null) {
             ended.complete(null);
@@ -340,6 +404,6 @@ public final class RdmaSession implements Disposable {
 
     @Override
     public String toString() {
-        return "RdmaSession{" + rdma + "}";
+        return "RdmaSession{" + rdma + ", " + messenger + "}";
     }
 }

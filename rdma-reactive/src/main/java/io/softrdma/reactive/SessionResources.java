@@ -1,5 +1,6 @@
 package io.softrdma.reactive;
 
+import io.netty.channel.EventLoop;
 import io.softrdma.verbs.CompletionQueue;
 import io.softrdma.verbs.ProtectionDomain;
 import io.softrdma.verbs.QueuePair;
@@ -15,16 +16,27 @@ import java.util.function.UnaryOperator;
  * @param pd the session's protection domain
  * @param cq where both sides of its queue pair complete
  * @param qp its queue pair, IDLE until bound to a connection
+ * @param operations its posted work requests, by id
+ * @param messenger its credit-based messaging, whose reserve of receive buffers is posted already
  */
-record SessionResources(ProtectionDomain pd, CompletionQueue cq, QueuePair qp) {
+record SessionResources(ProtectionDomain pd, CompletionQueue cq, QueuePair qp, Operations operations,
+        Messenger messenger) {
 
-    /** Creates them as {@code configure} shapes the queue pair (its completion queues are replaced). */
-    static SessionResources create(RdmaDevice device, UnaryOperator<QueuePairConfig> configure) {
+    /**
+     * Creates them as {@code configure} shapes the queue pair (its completion queues are replaced), for a
+     * connection on {@code loop}, and posts the messaging reserve of receive buffers: each side must
+     * have them posted before the connection is established (docs/protocol.md). On {@code loop}.
+     */
+    static SessionResources create(RdmaDevice device, UnaryOperator<QueuePairConfig> configure, EventLoop loop,
+            int inlineSize) {
         QueuePairConfig shape = shape(device, configure);
         ProtectionDomain pd = device.allocateProtectionDomain();
         CompletionQueue cq = device.createCompletionQueue(shape.sendQueueDepth() + shape.receiveQueueDepth());
         QueuePair qp = pd.createQueuePair(shape.withCompletionQueues(cq, cq));
-        return new SessionResources(pd, cq, qp);
+        Operations operations = new Operations(shape.sendQueueDepth() + shape.receiveQueueDepth());
+        Messenger messenger = new Messenger(pd, qp, operations, loop, inlineSize);
+        messenger.start();
+        return new SessionResources(pd, cq, qp, operations, messenger);
     }
 
     /**

@@ -1,0 +1,530 @@
+package io.softrdma.reactive;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.EventLoop;
+import io.netty.util.collection.IntObjectHashMap;
+import io.softrdma.reactive.protocol.CreditWindow;
+import io.softrdma.reactive.protocol.MessageHeader;
+import io.softrdma.reactive.protocol.MessageType;
+import io.softrdma.verbs.Access;
+import io.softrdma.verbs.MemoryRegion;
+import io.softrdma.verbs.ProtectionDomain;
+import io.softrdma.verbs.QueuePair;
+import io.softrdma.verbs.ReceiveWorkRequest;
+import io.softrdma.verbs.ScatterGatherEntry;
+import io.softrdma.verbs.SendWorkRequest;
+import io.softrdma.verbs.WorkCompletion;
+import io.softrdma.verbs.WorkCompletionStatus;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.function.Function;
+import org.reactivestreams.Publisher;
+import org.reactivestreams.Subscription;
+import reactor.core.publisher.BaseSubscriber;
+import reactor.core.publisher.FluxSink;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.MonoSink;
+
+/**
+ * Messaging over RDMA Sends with credits (docs/protocol.md): every Send starts with a
+ * {@link MessageHeader} that grants credit; a message goes out only against the peer's credit
+ * ({@link CreditWindow}), and receive buffers are posted only for downstream demand.
+ *
+ * <p>Memory: {@code receiveDepth} receive slots and {@code sendDepth} send slots of {@code slotSize}
+ * octets each, registered once. A received message is handed downstream as a view of its slot
+ * ({@link SlotBuffer}): the queue pair's placement is the only copy, and releasing the view returns the
+ * slot. A message sent is copied once into a send slot (the inline path of RFC 8166 §3.3 does the same);
+ * a message larger than the negotiated inline threshold is refused — the RDMA Read path of
+ * docs/protocol.md is not built yet.
+ *
+ * <p>Note: event loop only, but for the methods that say otherwise.
+ */
+final class Messenger {
+    private final QueuePair qp;
+    private final Operations operations;
+    private final EventLoop loop;
+    private final CreditWindow window;
+    private final int slotSize;
+    private final MemoryRegion receiveArena;
+    private final MemoryRegion sendArena;
+    private final ArrayDeque<ReceiveSlot> freeReceives = new ArrayDeque<>();
+    private final ArrayDeque<SendSlot> freeSends = new ArrayDeque<>();
+    private final ArrayDeque<Outgoing> outbound = new ArrayDeque<>();
+    /** Data messages received before the subscriber asked for them (at most the window's reserve). */
+    private final ArrayDeque<ReceiveSlot> heldData = new ArrayDeque<>();
+    private final ArrayDeque<ReceiveSlot> heldRequests = new ArrayDeque<>();
+    private final IntObjectHashMap<MonoSink<ByteBuf>> requests = new IntObjectHashMap<>();
+    private int nextCorrelationId = 1;
+    private FluxSink<ByteBuf> receiver;
+    private long receiverDemand;
+    private Function<ByteBuf, ? extends Publisher<ByteBuf>> responder;
+    private int responderConcurrency;
+    private int responding;
+    private int sendLimit;
+    private Throwable ended;
+
+    Messenger(ProtectionDomain pd, QueuePair qp, Operations operations, EventLoop loop, int slotSize) {
+        this.qp = qp;
+        this.operations = operations;
+        this.loop = loop;
+        this.slotSize = slotSize;
+        int receiveDepth = qp.config().receiveQueueDepth();
+        int sendDepth = Math.max(1, qp.config().sendQueueDepth() / 2);
+        this.window = new CreditWindow(Math.min(receiveDepth, CreditWindow.MAX_RECEIVE_QUEUE_DEPTH));
+        this.receiveArena = pd.allocate(receiveDepth * slotSize, Access.of(Access.LOCAL_WRITE));
+        this.sendArena = pd.allocate(sendDepth * slotSize, Access.of(Access.LOCAL_WRITE));
+        for (int i = 0; i < receiveDepth; i++) {
+            freeReceives.add(new ReceiveSlot(i));
+        }
+        for (int i = 0; i < sendDepth; i++) {
+            freeSends.add(new SendSlot(i));
+        }
+        this.sendLimit = slotSize - MessageHeader.LENGTH;
+    }
+
+    /** Posts the reserve of receive buffers; before the connection is established (RFC 5040 §5.3). */
+    void start() {
+        postReceives();
+    }
+
+    /** The largest message that goes by one Send: the negotiated send inline threshold less the header. */
+    void limitSends(int sendInlineThreshold) {
+        sendLimit = Math.min(slotSize, sendInlineThreshold) - MessageHeader.LENGTH;
+    }
+
+    // ---- sending ----
+
+    /** A message waiting for credit and a send slot. */
+    private static final class Outgoing {
+        final MessageType type;
+        final int correlationId;
+        final ByteBuf payload;
+        final Runnable onSent;
+
+        Outgoing(MessageType type, int correlationId, ByteBuf payload, Runnable onSent) {
+            this.type = type;
+            this.correlationId = correlationId;
+            this.payload = payload;
+            this.onSent = onSent;
+        }
+    }
+
+    /** Sends every message of {@code messages}, as many at a time as there are send slots. Any thread. */
+    Mono<Void> send(Publisher<ByteBuf> messages) {
+        return Mono.create(sink -> {
+            SendSubscriber s = new SendSubscriber(sink);
+            sink.onCancel(s::dispose);
+            messages.subscribe(s);
+        });
+    }
+
+    /** Requests messages only as fast as they leave: at most the send slots' count is queued. */
+    private final class SendSubscriber extends BaseSubscriber<ByteBuf> {
+        private final MonoSink<Void> sink;
+        private int inFlight;
+        private boolean complete;
+        private boolean failed;
+
+        SendSubscriber(MonoSink<Void> sink) {
+            this.sink = sink;
+        }
+
+        @Override
+        protected void hookOnSubscribe(Subscription subscription) {
+            subscription.request(Math.max(1, freeSendsCapacity()));
+        }
+
+        @Override
+        protected void hookOnNext(ByteBuf message) {
+            loop.execute(() -> {
+                if (failed) {
+                    message.release();
+                    return;
+                }
+                if (ended != null || message.readableBytes() > sendLimit) {
+                    fail(ended != null ? ended : new IllegalArgumentException("a message of "
+                            + message.readableBytes() + " octets exceeds the " + sendLimit + " octets one Send"
+                            + " carries (the inline threshold less the header; RFC 8797 §4.2)"));
+                    message.release();
+                    return;
+                }
+                inFlight++;
+                enqueue(new Outgoing(MessageType.DATA, 0, message, this::sent));
+            });
+        }
+
+        private void sent() {
+            inFlight--;
+            if (complete && inFlight == 0 && !failed) {
+                sink.success();
+            } else if (!complete) {
+                request(1);
+            }
+        }
+
+        @Override
+        protected void hookOnComplete() {
+            loop.execute(() -> {
+                complete = true;
+                if (inFlight == 0 && !failed) {
+                    sink.success();
+                }
+            });
+        }
+
+        @Override
+        protected void hookOnError(Throwable t) {
+            loop.execute(() -> fail(t));
+        }
+
+        private void fail(Throwable t) {
+            if (!failed) {
+                failed = true;
+                cancel();
+                sink.error(t);
+            }
+        }
+    }
+
+    private int freeSendsCapacity() {
+        return Math.max(1, qp.config().sendQueueDepth() / 2);
+    }
+
+    /** Sends {@code request} and completes with the peer's response (correlated). Any thread. */
+    Mono<ByteBuf> request(ByteBuf request) {
+        return Mono.create(sink -> loop.execute(() -> {
+            if (ended != null) {
+                request.release();
+                sink.error(ended);
+                return;
+            }
+            if (request.readableBytes() > sendLimit) {
+                request.release();
+                sink.error(new IllegalArgumentException("a request of " + request.readableBytes()
+                        + " octets exceeds the " + sendLimit + " octets one Send carries"));
+                return;
+            }
+            int id = nextCorrelationId++;
+            if (nextCorrelationId == 0) {
+                nextCorrelationId = 1;
+            }
+            requests.put(id, sink);
+            // The response needs a posted buffer: one more unit of demand.
+            window.demand(1);
+            postReceives();
+            enqueue(new Outgoing(MessageType.REQUEST, id, request, () -> { }));
+        }));
+    }
+
+    /** Answers each request with what {@code handler} returns; {@code concurrency} at a time. Any thread. */
+    void respond(Function<ByteBuf, ? extends Publisher<ByteBuf>> handler, int concurrency) {
+        loop.execute(() -> {
+            responder = handler;
+            responderConcurrency = concurrency;
+            window.demand(concurrency);
+            drainHeldRequests();
+            postReceives();
+            maybeUpdateCredits();
+        });
+    }
+
+    private void enqueue(Outgoing o) {
+        outbound.add(o);
+        pumpSends();
+    }
+
+    private void pumpSends() {
+        while (!outbound.isEmpty() && !freeSends.isEmpty() && window.tryAcquire(outbound.peek().type)) {
+            Outgoing o = outbound.poll();
+            SendSlot slot = freeSends.poll();
+            int offset = slot.index * slotSize;
+            ByteBuf memory = sendArena.buffer();
+            MessageHeader.write(memory, offset, o.type, 0, window.takeGrant(), o.correlationId);
+            int length = MessageHeader.LENGTH;
+            if (o.payload != null) {
+                int n = o.payload.readableBytes();
+                memory.setBytes(offset + MessageHeader.LENGTH, o.payload, o.payload.readerIndex(), n);
+                length += n;
+                o.payload.release();
+            }
+            slot.onSent = o.onSent;
+            long wrId = operations.add(slot);
+            try {
+                qp.postSend(SendWorkRequest.send(wrId, new ScatterGatherEntry(sendArena, offset, length)));
+            } catch (RuntimeException e) {
+                operations.remove(wrId);
+                freeSends.add(slot);
+                end(e);
+                return;
+            }
+        }
+        maybeUpdateCredits();
+    }
+
+    /** A standalone credit update, only when the window says it is needed. */
+    private void maybeUpdateCredits() {
+        boolean other = !outbound.isEmpty() && window.canAcquire(outbound.peek().type) && !freeSends.isEmpty();
+        if (ended == null && !freeSends.isEmpty() && window.standaloneUpdateNeeded(other)) {
+            outbound.addFirst(new Outgoing(MessageType.CREDIT, 0, null, () -> { }));
+            pumpSends();
+        }
+    }
+
+    /** One send slot; free again once its Send completed (RFC 5040 §5.5 rule 14). */
+    private final class SendSlot implements Operations.Pending {
+        final int index;
+        Runnable onSent;
+
+        SendSlot(int index) {
+            this.index = index;
+        }
+
+        @Override
+        public void complete(WorkCompletion c) {
+            freeSends.add(this);
+            if (c.status() != WorkCompletionStatus.SUCCESS) {
+                return; // the session ends with the queue pair's close cause
+            }
+            Runnable r = onSent;
+            onSent = null;
+            r.run();
+            pumpSends();
+        }
+
+        @Override
+        public void fail(Throwable cause) {
+            freeSends.add(this);
+        }
+    }
+
+    // ---- receiving ----
+
+    /** The received DATA messages, one subscriber at a time; demand posts receive buffers. Any thread. */
+    reactor.core.publisher.Flux<ByteBuf> receive() {
+        return reactor.core.publisher.Flux.create(sink -> loop.execute(() -> {
+            if (receiver != null) {
+                sink.error(new IllegalStateException("receive() has a subscriber already"));
+                return;
+            }
+            if (ended != null) {
+                sink.error(ended);
+                return;
+            }
+            receiver = sink;
+            sink.onRequest(n -> loop.execute(() -> {
+                if (receiver != sink) {
+                    return;
+                }
+                long before = receiverDemand;
+                receiverDemand = before + n < 0 ? Long.MAX_VALUE : before + n;
+                window.demand(n);
+                drainHeldData();
+                postReceives();
+                maybeUpdateCredits();
+            }));
+            sink.onDispose(() -> loop.execute(() -> {
+                if (receiver == sink) {
+                    receiver = null;
+                }
+            }));
+        }), FluxSink.OverflowStrategy.ERROR);
+    }
+
+    private void drainHeldData() {
+        while (receiverDemand > 0 && !heldData.isEmpty() && receiver != null) {
+            deliverData(heldData.poll());
+        }
+    }
+
+    private void deliverData(ReceiveSlot slot) {
+        if (receiverDemand != Long.MAX_VALUE) {
+            receiverDemand--;
+        }
+        window.delivered();
+        receiver.next(slot.view());
+    }
+
+    private void postReceives() {
+        int n = Math.min(window.buffersToPost(), freeReceives.size());
+        int posted = 0;
+        for (; posted < n; posted++) {
+            ReceiveSlot slot = freeReceives.poll();
+            long wrId = operations.add(slot);
+            try {
+                qp.postReceive(ReceiveWorkRequest.of(wrId, new ScatterGatherEntry(receiveArena,
+                        (long) slot.index * slotSize, slotSize)));
+            } catch (RuntimeException e) {
+                operations.remove(wrId);
+                freeReceives.add(slot);
+                break;
+            }
+        }
+        if (posted > 0) {
+            window.posted(posted);
+        }
+    }
+
+    /** One receive slot: posted, holding a message, or lent downstream as a {@link SlotBuffer}. */
+    private final class ReceiveSlot implements Operations.Pending {
+        final int index;
+        final SlotBuffer view;
+        final Runnable returned = () -> loop.execute(this::returned);
+        int length;
+        int correlation;
+
+        ReceiveSlot(int index) {
+            this.index = index;
+            this.view = new SlotBuffer(receiveArena.buffer().alloc(),
+                    receiveArena.buffer().nioBuffer(index * slotSize, slotSize), returned);
+        }
+
+        ByteBuf view() {
+            return view.reuse(MessageHeader.LENGTH, length);
+        }
+
+        private void returned() {
+            freeReceives.add(this);
+            if (ended == null) {
+                postReceives();
+                maybeUpdateCredits();
+            }
+        }
+
+        @Override
+        public void complete(WorkCompletion c) {
+            if (c.status() != WorkCompletionStatus.SUCCESS) {
+                freeReceives.add(this);
+                return;
+            }
+            length = (int) c.byteLength();
+            onMessage(this);
+        }
+
+        @Override
+        public void fail(Throwable cause) {
+            freeReceives.add(this);
+        }
+    }
+
+    private void onMessage(ReceiveSlot slot) {
+        ByteBuf memory = receiveArena.buffer();
+        int offset = slot.index * slotSize;
+        MessageType type;
+        try {
+            type = MessageHeader.validate(memory, offset, slot.length);
+        } catch (RuntimeException e) {
+            freeReceives.add(slot);
+            end(e);
+            qp.close();
+            return;
+        }
+        window.grant(MessageHeader.credits(memory, offset));
+        window.received(type);
+        int correlationId = MessageHeader.correlationId(memory, offset);
+        switch (type) {
+            case CREDIT, READ_DONE -> freeReceives.add(slot);
+            case DATA -> {
+                if (receiver != null && receiverDemand > 0) {
+                    deliverData(slot);
+                } else {
+                    heldData.add(slot);
+                }
+            }
+            case REQUEST -> {
+                slot.correlation = correlationId;
+                // The credit reserve lets the peer run a request or two ahead of the handler's
+                // concurrency: those wait in their buffers (docs/protocol.md).
+                heldRequests.add(slot);
+                drainHeldRequests();
+            }
+            case RESPONSE, ERROR -> {
+                MonoSink<ByteBuf> sink = requests.remove(correlationId);
+                window.delivered();
+                if (sink == null) {
+                    slot.view().release();
+                } else if (type == MessageType.RESPONSE) {
+                    sink.success(slot.view());
+                } else {
+                    ByteBuf v = slot.view();
+                    String message = v.toString(StandardCharsets.UTF_8);
+                    v.release();
+                    sink.error(new RdmaRemoteException(message));
+                }
+            }
+            default -> {
+                freeReceives.add(slot);
+                end(new IllegalStateException("a " + type + " message arrived; large messages are not supported yet"));
+                qp.close();
+                return;
+            }
+        }
+        postReceives();
+        pumpSends();
+    }
+
+    private void drainHeldRequests() {
+        while (responder != null && responding < responderConcurrency && !heldRequests.isEmpty()) {
+            handleRequest(heldRequests.poll());
+        }
+    }
+
+    private void handleRequest(ReceiveSlot slot) {
+        responding++;
+        window.delivered();
+        int id = slot.correlation;
+        Mono.from(responder.apply(slot.view()))
+                .subscribe(response -> loop.execute(() -> answer(MessageType.RESPONSE, id, response)),
+                        error -> loop.execute(() -> answer(MessageType.ERROR, id, io.netty.buffer.Unpooled.copiedBuffer(
+                                String.valueOf(error.getMessage()), StandardCharsets.UTF_8))));
+    }
+
+    private void answer(MessageType type, int id, ByteBuf payload) {
+        if (ended != null) {
+            payload.release();
+            return;
+        }
+        if (payload.readableBytes() > sendLimit) {
+            payload.release();
+            type = MessageType.ERROR;
+            payload = io.netty.buffer.Unpooled.copiedBuffer("the response exceeds the " + sendLimit
+                    + " octets one Send carries", StandardCharsets.UTF_8);
+        }
+        // One more request may come in now.
+        responding--;
+        window.demand(1);
+        drainHeldRequests();
+        postReceives();
+        enqueue(new Outgoing(type, id, payload, () -> { }));
+    }
+
+    /** The state, for diagnostics. Any thread (a racy snapshot). */
+    @Override
+    public String toString() {
+        return "Messenger{" + window + ", outbound " + outbound.size() + (outbound.isEmpty() ? "" : " (next "
+                + outbound.peek().type + ")") + ", free sends " + freeSends.size() + ", free receives "
+                + freeReceives.size() + ", held data " + heldData.size() + ", held requests " + heldRequests.size()
+                + ", requests " + requests.size() + ", receiver demand " + receiverDemand + "}";
+    }
+
+    /** The session ended: every waiter fails with {@code cause}; queued messages are released. */
+    void end(Throwable cause) {
+        if (ended != null) {
+            return;
+        }
+        ended = cause;
+        for (Outgoing o : outbound) {
+            if (o.payload != null) {
+                o.payload.release();
+            }
+        }
+        outbound.clear();
+        requests.forEach((id, sink) -> sink.error(cause));
+        requests.clear();
+        heldData.clear();
+        heldRequests.clear();
+        if (receiver != null) {
+            receiver.error(cause);
+            receiver = null;
+        }
+    }
+}

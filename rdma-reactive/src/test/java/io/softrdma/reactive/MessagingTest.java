@@ -1,0 +1,132 @@
+package io.softrdma.reactive;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.test.StepVerifier;
+
+/** Messaging over RDMA Sends with credits (docs/protocol.md), between two sessions on loopback. */
+class MessagingTest {
+    private static final Duration TIMEOUT = Duration.ofSeconds(10);
+
+    private DisposableRdmaServer server;
+    private RdmaSession client;
+    private RdmaSession serverSession;
+
+    @BeforeEach
+    void connect() throws Exception {
+        CompletableFuture<RdmaSession> accepted = new CompletableFuture<>();
+        server = RdmaServer.create().host("127.0.0.1").port(0).queuePair(c -> c.withReceiveQueueDepth(16))
+                .handle(session -> {
+                    accepted.complete(session);
+                    return session.onDispose();
+                }).bindNow();
+        client = RdmaClient.create().host("127.0.0.1").port(server.port()).queuePair(c -> c.withReceiveQueueDepth(16))
+                .connect().block(TIMEOUT);
+        serverSession = accepted.get(5, TimeUnit.SECONDS);
+    }
+
+    @AfterEach
+    void close() {
+        client.dispose();
+        client.onDispose().block(TIMEOUT);
+        serverSession.onDispose().block(TIMEOUT);
+        server.disposeNow(TIMEOUT);
+    }
+
+    private static ByteBuf ascii(String s) {
+        return Unpooled.copiedBuffer(s, StandardCharsets.US_ASCII);
+    }
+
+    private static String text(ByteBuf b) {
+        try {
+            return b.toString(StandardCharsets.US_ASCII);
+        } finally {
+            b.release();
+        }
+    }
+
+    @Test
+    void rfc8797Section4_2BothSidesAdvertiseTheirInlineSize() {
+        assertThat(client.rpcRdma().peerAdvertised()).isTrue();
+        assertThat(client.rpcRdma().sendInlineThreshold()).isEqualTo(4096);
+        assertThat(serverSession.rpcRdma().receiveInlineThreshold()).isEqualTo(4096);
+    }
+
+    @Test
+    void rfc5040Section5_3SentMessagesArriveInOrder() {
+        // Without demand at the receiver there is no credit: the send completes only as it is consumed.
+        Mono<Void> sending = client.send(Flux.range(0, 100).map(i -> ascii("message " + i)));
+        StepVerifier.create(Flux.merge(sending.then(Mono.<String>empty()),
+                serverSession.receive().take(100).map(MessagingTest::text)))
+                .expectNextSequence(java.util.stream.IntStream.range(0, 100).mapToObj(i -> "message " + i).toList())
+                .expectComplete().verify(TIMEOUT);
+    }
+
+    @Test
+    void aSlowConsumerStallsTheSenderAndLosesNothing() {
+        int count = 20_000;
+        AtomicLong received = new AtomicLong();
+        Mono<Void> sending = client.send(Flux.range(0, count).map(i -> Unpooled.buffer(8).writeLong(i)));
+        Flux<Long> receiving = serverSession.receive().limitRate(1).map(b -> {
+            try {
+                return b.readLong();
+            } finally {
+                b.release();
+            }
+        });
+        StepVerifier.create(Flux.merge(sending.then(Mono.<Long>empty()), receiving).take(count)
+                .doOnNext(v -> {
+                    assertThat(v).isEqualTo(received.getAndIncrement());
+                }).count())
+                .expectNext((long) count).expectComplete().verify(Duration.ofSeconds(60));
+        assertThat(client.connection().queuePair().state()).isEqualTo(io.softrdma.verbs.QueuePairState.RTS);
+    }
+
+    @Test
+    void oneRequestIsAnswered() {
+        serverSession.respond(request -> Mono.just(ascii("re: " + text(request))), 1);
+        StepVerifier.create(client.request(ascii("q")).map(MessagingTest::text)).expectNext("re: q")
+                .expectComplete().verify(TIMEOUT);
+    }
+
+    @Test
+    void requestsAreAnsweredAndCorrelated() {
+        serverSession.respond(request -> Mono.just(ascii("re: " + text(request))), 4);
+        try {
+            StepVerifier.create(Flux.range(0, 50).flatMap(i -> client.request(ascii("q" + i))
+                    .map(MessagingTest::text).map(r -> r.equals("re: q" + i)), 8).all(ok -> ok))
+                    .expectNext(true).expectComplete().verify(TIMEOUT);
+        } catch (AssertionError e) {
+            throw new AssertionError(e.getMessage() + "\nclient " + client + "\nserver " + serverSession, e);
+        }
+    }
+
+    @Test
+    void aFailingHandlerAnswersWithAnError() {
+        serverSession.respond(request -> {
+            request.release();
+            return Mono.error(new IllegalStateException("no such thing"));
+        }, 1);
+        StepVerifier.create(client.request(ascii("x"))).expectErrorSatisfies(t -> assertThat(t)
+                .isInstanceOf(RdmaRemoteException.class).hasMessageContaining("no such thing")).verify(TIMEOUT);
+    }
+
+    @Test
+    void aMessageAboveTheInlineThresholdFailsTheSend() {
+        StepVerifier.create(client.send(Mono.just(Unpooled.buffer(5000).writeZero(5000))))
+                .expectErrorSatisfies(t -> assertThat(t).hasMessageContaining("exceeds the 4088 octets"))
+                .verify(TIMEOUT);
+    }
+}
