@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.EventLoop;
 import io.netty.util.collection.IntObjectHashMap;
 import io.softrdma.reactive.protocol.CreditWindow;
+import io.softrdma.reactive.protocol.LargeMessageDescriptor;
 import io.softrdma.reactive.protocol.MessageHeader;
 import io.softrdma.reactive.protocol.MessageType;
 import io.softrdma.verbs.Access;
@@ -33,9 +34,11 @@ import reactor.core.publisher.MonoSink;
  * <p>Memory: {@code receiveDepth} receive slots and {@code sendDepth} send slots of {@code slotSize}
  * octets each, registered once. A received message is handed downstream as a view of its slot
  * ({@link SlotBuffer}): the queue pair's placement is the only copy, and releasing the view returns the
- * slot. A message sent is copied once into a send slot (the inline path of RFC 8166 §3.3 does the same);
- * a message larger than the negotiated inline threshold is refused — the RDMA Read path of
- * docs/protocol.md is not built yet.
+ * slot. A message sent is copied once into a send slot (the inline path of RFC 8166 §3.3 does the same).
+ * A message larger than the negotiated inline threshold is not cut into Sends: it is registered (no
+ * copy for a direct buffer), announced with LARGE, RDMA-Read by the peer into memory it allocates, and
+ * released by the peer's READ_DONE — a Send with Invalidate of its STag when both ends allow remote
+ * invalidation (RFC 8797 §4.1).
  *
  * <p>Note: event loop only, but for the methods that say otherwise.
  */
@@ -51,8 +54,8 @@ final class Messenger {
     private final ArrayDeque<SendSlot> freeSends = new ArrayDeque<>();
     private final ArrayDeque<Outgoing> outbound = new ArrayDeque<>();
     /** Data messages received before the subscriber asked for them (at most the window's reserve). */
-    private final ArrayDeque<ReceiveSlot> heldData = new ArrayDeque<>();
-    private final ArrayDeque<ReceiveSlot> heldRequests = new ArrayDeque<>();
+    private final ArrayDeque<ByteBuf> heldData = new ArrayDeque<>();
+    private final ArrayDeque<HeldRequest> heldRequests = new ArrayDeque<>();
     private final IntObjectHashMap<MonoSink<ByteBuf>> requests = new IntObjectHashMap<>();
     private int nextCorrelationId = 1;
     private FluxSink<ByteBuf> receiver;
@@ -61,9 +64,17 @@ final class Messenger {
     private int responderConcurrency;
     private int responding;
     private int sendLimit;
+    private boolean remoteInvalidation;
+    private final long maxMessageSize;
+    private final ProtectionDomain pd;
+    /** Regions lent to the peer with LARGE, by STag, until its READ_DONE (or Send with Invalidate). */
+    private final IntObjectHashMap<Lent> lent = new IntObjectHashMap<>();
     private Throwable ended;
 
-    Messenger(ProtectionDomain pd, QueuePair qp, Operations operations, EventLoop loop, int slotSize) {
+    Messenger(ProtectionDomain pd, QueuePair qp, Operations operations, EventLoop loop, int slotSize,
+            long maxMessageSize) {
+        this.pd = pd;
+        this.maxMessageSize = maxMessageSize;
         this.qp = qp;
         this.operations = operations;
         this.loop = loop;
@@ -87,9 +98,13 @@ final class Messenger {
         postReceives();
     }
 
-    /** The largest message that goes by one Send: the negotiated send inline threshold less the header. */
-    void limitSends(int sendInlineThreshold) {
+    /**
+     * The largest message that goes by one Send: the negotiated send inline threshold less the header;
+     * and whether a READ_DONE may go as a Send with Invalidate (RFC 8797 §4.1: both ends set R).
+     */
+    void negotiated(int sendInlineThreshold, boolean remoteInvalidation) {
         sendLimit = Math.min(slotSize, sendInlineThreshold) - MessageHeader.LENGTH;
+        this.remoteInvalidation = remoteInvalidation;
     }
 
     // ---- sending ----
@@ -100,6 +115,11 @@ final class Messenger {
         final int correlationId;
         final ByteBuf payload;
         final Runnable onSent;
+        /** For LARGE: the inner type and the lent region. */
+        MessageType innerType;
+        Lent region;
+        /** For a READ_DONE that may invalidate remotely: the STag; 0 for none. */
+        int invalidateStag;
 
         Outgoing(MessageType type, int correlationId, ByteBuf payload, Runnable onSent) {
             this.type = type;
@@ -107,6 +127,52 @@ final class Messenger {
             this.payload = payload;
             this.onSent = onSent;
         }
+    }
+
+    /** A message's memory registered for the peer to RDMA Read (docs/protocol.md, large messages). */
+    private static final class Lent {
+        final MemoryRegion region;
+        final ByteBuf memory;
+        final Runnable onReleased;
+
+        Lent(MemoryRegion region, ByteBuf memory, Runnable onReleased) {
+            this.region = region;
+            this.memory = memory;
+            this.onReleased = onReleased;
+        }
+
+        void close() {
+            region.invalidate();
+            region.close();
+            memory.release();
+        }
+    }
+
+    /**
+     * A message that does not fit one Send: registered (a direct buffer as it is; a heap buffer after one
+     * copy into direct memory) for the peer to RDMA Read, and announced with LARGE. {@code onReleased}
+     * runs when the peer says it has read it.
+     */
+    private Outgoing large(MessageType innerType, int correlationId, ByteBuf message, Runnable onReleased) {
+        ByteBuf direct = message;
+        if (!message.isDirect()) {
+            direct = message.alloc().directBuffer(message.readableBytes());
+            direct.writeBytes(message, message.readerIndex(), message.readableBytes());
+            message.release();
+        }
+        MemoryRegion region = pd.register(direct, java.util.Set.of(Access.REMOTE_READ));
+        Outgoing o = new Outgoing(MessageType.LARGE, innerType == MessageType.DATA ? 0 : correlationId, null,
+                () -> { });
+        o.innerType = innerType;
+        o.region = new Lent(region, direct, onReleased);
+        return o;
+    }
+
+    private Outgoing message(MessageType type, int correlationId, ByteBuf payload, Runnable onSent) {
+        if (payload != null && payload.readableBytes() > sendLimit) {
+            return large(type, correlationId, payload, onSent);
+        }
+        return new Outgoing(type, correlationId, payload, onSent);
     }
 
     /** Sends every message of {@code messages}, as many at a time as there are send slots. Any thread. */
@@ -141,15 +207,15 @@ final class Messenger {
                     message.release();
                     return;
                 }
-                if (ended != null || message.readableBytes() > sendLimit) {
+                if (ended != null || message.readableBytes() > maxMessageSize) {
                     fail(ended != null ? ended : new IllegalArgumentException("a message of "
-                            + message.readableBytes() + " octets exceeds the " + sendLimit + " octets one Send"
-                            + " carries (the inline threshold less the header; RFC 8797 §4.2)"));
+                            + message.readableBytes() + " octets exceeds the largest of " + maxMessageSize
+                            + " (maxMessageSize)"));
                     message.release();
                     return;
                 }
                 inFlight++;
-                enqueue(new Outgoing(MessageType.DATA, 0, message, this::sent));
+                enqueue(message(MessageType.DATA, 0, message, this::sent));
             });
         }
 
@@ -198,10 +264,10 @@ final class Messenger {
                 sink.error(ended);
                 return;
             }
-            if (request.readableBytes() > sendLimit) {
+            if (request.readableBytes() > maxMessageSize) {
                 request.release();
                 sink.error(new IllegalArgumentException("a request of " + request.readableBytes()
-                        + " octets exceeds the " + sendLimit + " octets one Send carries"));
+                        + " octets exceeds the largest of " + maxMessageSize + " (maxMessageSize)"));
                 return;
             }
             int id = nextCorrelationId++;
@@ -212,7 +278,7 @@ final class Messenger {
             // The response needs a posted buffer: one more unit of demand.
             window.demand(1);
             postReceives();
-            enqueue(new Outgoing(MessageType.REQUEST, id, request, () -> { }));
+            enqueue(message(MessageType.REQUEST, id, request, () -> { }));
         }));
     }
 
@@ -239,8 +305,17 @@ final class Messenger {
             SendSlot slot = freeSends.poll();
             int offset = slot.index * slotSize;
             ByteBuf memory = sendArena.buffer();
-            MessageHeader.write(memory, offset, o.type, 0, window.takeGrant(), o.correlationId);
             int length = MessageHeader.LENGTH;
+            if (o.type == MessageType.LARGE) {
+                MessageHeader.writeLarge(memory, offset, o.innerType, window.takeGrant(), o.correlationId);
+                new LargeMessageDescriptor(o.region.region.stag(), o.region.region.baseTaggedOffset()
+                        + o.region.memory.readerIndex(), o.region.memory.readableBytes()).write(memory, offset + length);
+                length += LargeMessageDescriptor.LENGTH;
+                lent.put(o.region.region.stag(), o.region);
+                window.expectRelease();
+            } else {
+                MessageHeader.write(memory, offset, o.type, 0, window.takeGrant(), o.correlationId);
+            }
             if (o.payload != null) {
                 int n = o.payload.readableBytes();
                 memory.setBytes(offset + MessageHeader.LENGTH, o.payload, o.payload.readerIndex(), n);
@@ -250,7 +325,8 @@ final class Messenger {
             slot.onSent = o.onSent;
             long wrId = operations.add(slot);
             try {
-                qp.postSend(SendWorkRequest.send(wrId, new ScatterGatherEntry(sendArena, offset, length)));
+                SendWorkRequest wr = SendWorkRequest.send(wrId, new ScatterGatherEntry(sendArena, offset, length));
+                qp.postSend(o.invalidateStag != 0 ? wr.withInvalidate(o.invalidateStag) : wr);
             } catch (RuntimeException e) {
                 operations.remove(wrId);
                 freeSends.add(slot);
@@ -336,12 +412,94 @@ final class Messenger {
         }
     }
 
-    private void deliverData(ReceiveSlot slot) {
+    private void deliverData(ByteBuf message) {
         if (receiverDemand != Long.MAX_VALUE) {
             receiverDemand--;
         }
         window.delivered();
-        receiver.next(slot.view());
+        receiver.next(message);
+    }
+
+    /** A request waiting for the handler's concurrency. */
+    private record HeldRequest(ByteBuf message, int correlationId) {
+    }
+
+    /** Hands a received message (from its slot, or RDMA-Read for LARGE) to whoever it is for. */
+    private void deliver(MessageType type, int correlationId, ByteBuf message) {
+        switch (type) {
+            case DATA -> {
+                if (receiver != null && receiverDemand > 0) {
+                    deliverData(message);
+                } else {
+                    heldData.add(message);
+                }
+            }
+            case REQUEST -> {
+                // The credit reserve lets the peer run a request or two ahead of the handler's
+                // concurrency: those wait (docs/protocol.md).
+                heldRequests.add(new HeldRequest(message, correlationId));
+                drainHeldRequests();
+            }
+            default -> {
+                MonoSink<ByteBuf> sink = requests.remove(correlationId);
+                window.delivered();
+                if (sink == null) {
+                    message.release();
+                } else if (type == MessageType.RESPONSE) {
+                    sink.success(message);
+                } else {
+                    String text = message.toString(StandardCharsets.UTF_8);
+                    message.release();
+                    sink.error(new RdmaRemoteException(text));
+                }
+            }
+        }
+    }
+
+    /** RDMA-Reads a LARGE message's region (at most ORD at a time: the queue pair holds the rest back). */
+    private void readLarge(MessageType inner, int correlationId, LargeMessageDescriptor d) {
+        MemoryRegion sink = pd.allocate((int) d.length(), Access.of(Access.LOCAL_WRITE));
+        Operations.Pending read = new Operations.Pending() {
+            @Override
+            public void complete(WorkCompletion c) {
+                if (c.status() != WorkCompletionStatus.SUCCESS) {
+                    sink.close();
+                    return; // the session ends with the queue pair's close cause
+                }
+                ByteBuf message = sink.buffer().retainedSlice(0, (int) d.length());
+                sink.close();
+                // RFC 8797 §4.1: with both R flags set, the READ_DONE invalidates the lent STag remotely.
+                Outgoing done = new Outgoing(MessageType.READ_DONE, d.stag(), null, () -> { });
+                done.invalidateStag = remoteInvalidation ? d.stag() : 0;
+                enqueue(done);
+                deliver(inner, correlationId, message);
+                postReceives();
+                pumpSends();
+            }
+
+            @Override
+            public void fail(Throwable cause) {
+                sink.close();
+            }
+        };
+        long wrId = operations.add(read);
+        try {
+            qp.postSend(SendWorkRequest.read(wrId, ScatterGatherEntry.of(sink), d.toRemoteMemory()));
+        } catch (RuntimeException e) {
+            operations.remove(wrId);
+            sink.close();
+            end(e);
+        }
+    }
+
+    /** The peer has read a region this side lent: it goes, and whoever waited for the send hears. */
+    private void released(int stag) {
+        Lent l = lent.remove(stag);
+        if (l != null) {
+            window.releaseReceived();
+            l.close();
+            l.onReleased.run();
+        }
     }
 
     private void postReceives() {
@@ -371,6 +529,7 @@ final class Messenger {
         final Runnable returned = () -> loop.execute(this::returned);
         int length;
         int correlation;
+        int invalidatedStag;
 
         ReceiveSlot(int index) {
             this.index = index;
@@ -397,6 +556,7 @@ final class Messenger {
                 return;
             }
             length = (int) c.byteLength();
+            invalidatedStag = c.invalidated() ? c.invalidatedStag() : 0;
             onMessage(this);
         }
 
@@ -421,39 +581,36 @@ final class Messenger {
         window.grant(MessageHeader.credits(memory, offset));
         window.received(type);
         int correlationId = MessageHeader.correlationId(memory, offset);
+        if (slot.invalidatedStag != 0) {
+            // RFC 8797 §4.1: the peer's Send with Invalidate released a region this side lent.
+            released(slot.invalidatedStag);
+        }
         switch (type) {
-            case CREDIT, READ_DONE -> freeReceives.add(slot);
-            case DATA -> {
-                if (receiver != null && receiverDemand > 0) {
-                    deliverData(slot);
-                } else {
-                    heldData.add(slot);
+            case CREDIT -> freeReceives.add(slot);
+            case READ_DONE -> {
+                freeReceives.add(slot);
+                if (slot.invalidatedStag != correlationId) {
+                    released(correlationId);
                 }
             }
-            case REQUEST -> {
-                slot.correlation = correlationId;
-                // The credit reserve lets the peer run a request or two ahead of the handler's
-                // concurrency: those wait in their buffers (docs/protocol.md).
-                heldRequests.add(slot);
-                drainHeldRequests();
-            }
-            case RESPONSE, ERROR -> {
-                MonoSink<ByteBuf> sink = requests.remove(correlationId);
-                window.delivered();
-                if (sink == null) {
-                    slot.view().release();
-                } else if (type == MessageType.RESPONSE) {
-                    sink.success(slot.view());
-                } else {
-                    ByteBuf v = slot.view();
-                    String message = v.toString(StandardCharsets.UTF_8);
-                    v.release();
-                    sink.error(new RdmaRemoteException(message));
+            case LARGE -> {
+                MessageType inner = MessageHeader.innerType(memory, offset);
+                LargeMessageDescriptor d;
+                try {
+                    d = LargeMessageDescriptor.read(memory, offset + MessageHeader.LENGTH, maxMessageSize);
+                } catch (RuntimeException e) {
+                    freeReceives.add(slot);
+                    end(e);
+                    qp.close();
+                    return;
                 }
+                freeReceives.add(slot);
+                readLarge(inner, correlationId, d);
             }
+            case DATA, REQUEST, RESPONSE, ERROR -> deliver(type, correlationId, slot.view());
             default -> {
                 freeReceives.add(slot);
-                end(new IllegalStateException("a " + type + " message arrived; large messages are not supported yet"));
+                end(new IllegalStateException("an unexpected " + type + " message arrived"));
                 qp.close();
                 return;
             }
@@ -468,11 +625,11 @@ final class Messenger {
         }
     }
 
-    private void handleRequest(ReceiveSlot slot) {
+    private void handleRequest(HeldRequest request) {
         responding++;
         window.delivered();
-        int id = slot.correlation;
-        Mono.from(responder.apply(slot.view()))
+        int id = request.correlationId();
+        Mono.from(responder.apply(request.message()))
                 .subscribe(response -> loop.execute(() -> answer(MessageType.RESPONSE, id, response)),
                         error -> loop.execute(() -> answer(MessageType.ERROR, id, io.netty.buffer.Unpooled.copiedBuffer(
                                 String.valueOf(error.getMessage()), StandardCharsets.UTF_8))));
@@ -483,18 +640,18 @@ final class Messenger {
             payload.release();
             return;
         }
-        if (payload.readableBytes() > sendLimit) {
+        if (payload.readableBytes() > maxMessageSize) {
             payload.release();
             type = MessageType.ERROR;
-            payload = io.netty.buffer.Unpooled.copiedBuffer("the response exceeds the " + sendLimit
-                    + " octets one Send carries", StandardCharsets.UTF_8);
+            payload = io.netty.buffer.Unpooled.copiedBuffer("the response exceeds the largest message of "
+                    + maxMessageSize + " octets (maxMessageSize)", StandardCharsets.UTF_8);
         }
         // One more request may come in now.
         responding--;
         window.demand(1);
         drainHeldRequests();
         postReceives();
-        enqueue(new Outgoing(type, id, payload, () -> { }));
+        enqueue(message(type, id, payload, () -> { }));
     }
 
     /** The state, for diagnostics. Any thread (a racy snapshot). */
@@ -520,8 +677,12 @@ final class Messenger {
         outbound.clear();
         requests.forEach((id, sink) -> sink.error(cause));
         requests.clear();
+        heldData.forEach(ByteBuf::release);
         heldData.clear();
+        heldRequests.forEach(r -> r.message().release());
         heldRequests.clear();
+        lent.forEach((stag, l) -> l.close());
+        lent.clear();
         if (receiver != null) {
             receiver.error(cause);
             receiver = null;

@@ -119,7 +119,7 @@ public final class RdmaClient {
             SessionResources.shape(device, queuePair);
             return tcp.doOnChannelInit((observer, channel, address) -> {
                 SessionResources resources = SessionResources.create(device, queuePair, channel.eventLoop(),
-                        inlineSize);
+                        inlineSize, RdmaServer.MAX_MESSAGE_SIZE);
                 channel.attr(RESOURCES).set(resources);
                 channel.attr(ESTABLISHED).set(RdmaPipeline.initiator(channel, resources.qp(),
                         RdmaServer.withInlineSizes(inlineSize, privateData), mpa,

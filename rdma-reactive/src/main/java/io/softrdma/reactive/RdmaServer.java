@@ -36,6 +36,11 @@ import reactor.util.Loggers;
 public final class RdmaServer {
     /** The port SoftRDMA's samples use. */
     public static final int DEFAULT_PORT = 7471;
+    /**
+     * The largest message a session sends or takes, in octets: what a peer's LARGE descriptor may ask
+     * this side to allocate and read is bounded by it.
+     */
+    public static final long MAX_MESSAGE_SIZE = 16 * 1024 * 1024;
     /** The default largest Send, header included: 4 KiB, as Linux's NFS/RDMA uses. */
     public static final int DEFAULT_INLINE_SIZE = 4096;
 
@@ -125,9 +130,12 @@ public final class RdmaServer {
         RpcRdmaPrivateData.of(false, inlineSize, inlineSize); // validates, naming the rule
     }
 
-    /** RFC 8797's block first (where Linux looks for it), then the application's private data. */
+    /**
+     * RFC 8797's block first (where Linux looks for it), then the application's private data. R is set:
+     * a SoftRDMA session lets its peer invalidate the regions it lends for large messages (§4.1).
+     */
     static byte[] withInlineSizes(int inlineSize, byte[] applicationData) {
-        return concat(RpcRdmaPrivateData.of(false, inlineSize, inlineSize).encode(), applicationData);
+        return concat(RpcRdmaPrivateData.of(true, inlineSize, inlineSize).encode(), applicationData);
     }
 
     private static byte[] concat(byte[] a, byte[] b) {
@@ -183,7 +191,7 @@ public final class RdmaServer {
             return;
         }
         SessionResources resources = SessionResources.create(device, queuePair,
-                channel.eventLoop(), inlineSize);
+                channel.eventLoop(), inlineSize, MAX_MESSAGE_SIZE);
         request.accept(resources.qp(), withInlineSizes(inlineSize, reply)).whenComplete((rdma, failure) -> {
             if (failure != null) {
                 resources.close();

@@ -64,7 +64,7 @@ public final class RdmaSession implements Disposable {
         this.loop = connection.channel().eventLoop();
         this.operations = resources.operations();
         this.messenger = resources.messenger();
-        messenger.limitSends(rdma.rpcRdma().sendInlineThreshold());
+        messenger.negotiated(rdma.rpcRdma().sendInlineThreshold(), rdma.rpcRdma().remoteInvalidation());
         this.dispatch = this::dispatch;
         this.onDispose = Mono.fromFuture(ended.copy()).onErrorResume(t -> Mono.empty());
         cq.setListener(q -> drainCompletions());

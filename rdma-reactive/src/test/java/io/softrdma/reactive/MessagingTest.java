@@ -123,10 +123,67 @@ class MessagingTest {
                 .isInstanceOf(RdmaRemoteException.class).hasMessageContaining("no such thing")).verify(TIMEOUT);
     }
 
+    private static ByteBuf pattern(int length, int seed) {
+        ByteBuf b = Unpooled.directBuffer(length);
+        for (int i = 0; i < length; i++) {
+            b.writeByte((i * 31 + seed) & 0xFF);
+        }
+        return b;
+    }
+
+    private static ByteBuf heapPattern(int length, int seed) {
+        ByteBuf direct = pattern(length, seed);
+        try {
+            return Unpooled.buffer(length).writeBytes(direct);
+        } finally {
+            direct.release();
+        }
+    }
+
     @Test
-    void aMessageAboveTheInlineThresholdFailsTheSend() {
-        StepVerifier.create(client.send(Mono.just(Unpooled.buffer(5000).writeZero(5000))))
-                .expectErrorSatisfies(t -> assertThat(t).hasMessageContaining("exceeds the 4088 octets"))
+    void rfc8797Section4_1LargeMessagesGoByRdmaReadNotByManySends() {
+        assertThat(client.rpcRdma().remoteInvalidation()).as("both ends set R").isTrue();
+        int[] sizes = {4089, 65536, 1 << 20};
+        Mono<Void> sending = client.send(Flux.fromArray(new Integer[] {0, 1, 2}).map(i -> i == 1
+                ? heapPattern(sizes[i], i) : pattern(sizes[i], i)));
+        StepVerifier.create(Flux.merge(sending.then(Mono.<Boolean>empty()), serverSession.receive().take(3)
+                .index().map(t -> {
+                    ByteBuf b = t.getT2();
+                    int i = t.getT1().intValue();
+                    ByteBuf expected = pattern(sizes[i], i);
+                    try {
+                        return b.readableBytes() == sizes[i] && io.netty.buffer.ByteBufUtil.equals(b, expected);
+                    } finally {
+                        b.release();
+                        expected.release();
+                    }
+                })))
+                .expectNext(true, true, true).expectComplete().verify(TIMEOUT);
+    }
+
+    @Test
+    void largeRequestsAndResponsesToo() {
+        serverSession.respond(request -> {
+            int n = request.readableBytes();
+            request.release();
+            return Mono.just(pattern(n * 2, 7));
+        }, 2);
+        StepVerifier.create(client.request(pattern(100_000, 3)).map(b -> {
+            ByteBuf expected = pattern(200_000, 7);
+            try {
+                return io.netty.buffer.ByteBufUtil.equals(b, expected);
+            } finally {
+                b.release();
+                expected.release();
+            }
+        })).expectNext(true).expectComplete().verify(TIMEOUT);
+    }
+
+    @Test
+    void aMessageAboveTheLargestMessageSizeFailsTheSend() {
+        int n = (int) RdmaServer.MAX_MESSAGE_SIZE + 1;
+        StepVerifier.create(client.send(Mono.fromSupplier(() -> Unpooled.buffer(n).writeZero(n))))
+                .expectErrorSatisfies(t -> assertThat(t).hasMessageContaining("exceeds the largest of"))
                 .verify(TIMEOUT);
     }
 }
