@@ -654,6 +654,11 @@ final class Messenger {
         enqueue(message(type, id, payload, () -> { }));
     }
 
+    /** Messages received and not yet taken. Any thread (a racy snapshot). */
+    int messagesBuffered() {
+        return heldData.size() + heldRequests.size();
+    }
+
     /** The state, for diagnostics. Any thread (a racy snapshot). */
     @Override
     public String toString() {

@@ -242,6 +242,11 @@ public final class RdmaSession implements Disposable {
         messenger.respond(handler, concurrency);
     }
 
+    /** Messages received and not yet taken by a subscriber or handler (a racy snapshot, for tests and metrics). */
+    public int messagesBuffered() {
+        return messenger.messagesBuffered();
+    }
+
     // ---- posting and completion (event loop) ----
 
     /**

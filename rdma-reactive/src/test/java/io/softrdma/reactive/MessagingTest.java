@@ -6,8 +6,6 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -20,29 +18,20 @@ import reactor.test.StepVerifier;
 class MessagingTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(10);
 
-    private DisposableRdmaServer server;
+    private SessionPair pair;
     private RdmaSession client;
     private RdmaSession serverSession;
 
     @BeforeEach
     void connect() throws Exception {
-        CompletableFuture<RdmaSession> accepted = new CompletableFuture<>();
-        server = RdmaServer.create().host("127.0.0.1").port(0).queuePair(c -> c.withReceiveQueueDepth(16))
-                .handle(session -> {
-                    accepted.complete(session);
-                    return session.onDispose();
-                }).bindNow();
-        client = RdmaClient.create().host("127.0.0.1").port(server.port()).queuePair(c -> c.withReceiveQueueDepth(16))
-                .connect().block(TIMEOUT);
-        serverSession = accepted.get(5, TimeUnit.SECONDS);
+        pair = new SessionPair(c -> c.withReceiveQueueDepth(16));
+        client = pair.client;
+        serverSession = pair.serverSession;
     }
 
     @AfterEach
     void close() {
-        client.dispose();
-        client.onDispose().block(TIMEOUT);
-        serverSession.onDispose().block(TIMEOUT);
-        server.disposeNow(TIMEOUT);
+        pair.close();
     }
 
     private static ByteBuf ascii(String s) {
@@ -102,6 +91,51 @@ class MessagingTest {
     }
 
     @Test
+    void requestingLongMaxValueIsNotInfiniteCredit() {
+        // An unbounded request posts no more than the receive queue holds: the sender still waits for
+        // credit, and the peer's receive queue never overflows (it would Terminate: RFC 5041 §7.2).
+        Mono<Void> sending = client.send(Flux.range(0, 5_000).map(i -> Unpooled.directBuffer(8).writeLong(i)));
+        StepVerifier.create(Flux.merge(sending.then(Mono.<Long>empty()), serverSession.receive().map(b -> {
+            try {
+                return b.readLong();
+            } finally {
+                b.release();
+            }
+        })).take(5_000).count()).expectNext(5_000L).expectComplete().verify(TIMEOUT);
+        assertThat(serverSession.connection().queuePair().state()).isEqualTo(io.softrdma.verbs.QueuePairState.RTS);
+    }
+
+    @Test
+    void losingTheConnectionFailsSendsReceivesAndRequests() {
+        Mono<ByteBuf> pending = client.request(ascii("never answered"));
+        Flux<ByteBuf> receiving = client.receive();
+        StepVerifier.create(Flux.merge(pending.flux(), receiving))
+                .then(() -> serverSession.connection().channel().close())
+                .expectError().verify(TIMEOUT);
+        StepVerifier.create(client.send(Mono.just(ascii("late")))).expectError().verify(TIMEOUT);
+    }
+
+    @Test
+    void cancellingReceiveLetsANewSubscriberContinue() {
+        Mono<Void> sending = client.send(Flux.range(0, 10).map(i -> Unpooled.directBuffer(8).writeLong(i)));
+        sending.subscribe();
+        StepVerifier.create(serverSession.receive().take(3).map(b -> {
+            try {
+                return b.readLong();
+            } finally {
+                b.release();
+            }
+        })).expectNext(0L, 1L, 2L).expectComplete().verify(TIMEOUT);
+        StepVerifier.create(serverSession.receive().take(7).map(b -> {
+            try {
+                return b.readLong();
+            } finally {
+                b.release();
+            }
+        })).expectNext(3L, 4L, 5L, 6L, 7L, 8L, 9L).expectComplete().verify(TIMEOUT);
+    }
+
+    @Test
     void requestsAreAnsweredAndCorrelated() {
         serverSession.respond(request -> Mono.just(ascii("re: " + text(request))), 4);
         try {
@@ -124,11 +158,11 @@ class MessagingTest {
     }
 
     private static ByteBuf pattern(int length, int seed) {
-        ByteBuf b = Unpooled.directBuffer(length);
+        byte[] bytes = new byte[length];
         for (int i = 0; i < length; i++) {
-            b.writeByte((i * 31 + seed) & 0xFF);
+            bytes[i] = (byte) (i * 31 + seed);
         }
-        return b;
+        return Unpooled.directBuffer(length).writeBytes(bytes);
     }
 
     private static ByteBuf heapPattern(int length, int seed) {
