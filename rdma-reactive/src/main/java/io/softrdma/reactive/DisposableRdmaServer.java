@@ -13,9 +13,16 @@ import reactor.netty.DisposableServer;
  */
 public final class DisposableRdmaServer implements Disposable {
     private final DisposableServer server;
+    private final java.util.Set<RdmaSession> sessions;
 
-    DisposableRdmaServer(DisposableServer server) {
+    DisposableRdmaServer(DisposableServer server, java.util.Set<RdmaSession> sessions) {
         this.server = server;
+        this.sessions = sessions;
+    }
+
+    /** The sessions open now. */
+    public int sessionCount() {
+        return sessions.size();
     }
 
     public InetSocketAddress address() {
@@ -32,9 +39,26 @@ public final class DisposableRdmaServer implements Disposable {
         server.dispose();
     }
 
-    /** Stops listening and waits at most {@code timeout} for that. */
+    /** Stops listening and waits at most {@code timeout} for that; open sessions go on. */
     public void disposeNow(Duration timeout) {
         server.disposeNow(timeout);
+    }
+
+    /**
+     * Stops listening, then closes every open session gracefully — each finishes the work already
+     * posted (RFC 5040 §5.5) before its connection closes — and completes when all have ended. A
+     * session that has not ended within {@code timeout} is closed at once, and the Mono fails with a
+     * {@link java.util.concurrent.TimeoutException}.
+     */
+    public Mono<Void> disposeGracefully(Duration timeout) {
+        return Mono.defer(() -> {
+            server.dispose();
+            java.util.List<RdmaSession> open = java.util.List.copyOf(sessions);
+            open.forEach(RdmaSession::dispose);
+            return reactor.core.publisher.Flux.fromIterable(open).flatMap(RdmaSession::onDispose).then()
+                    .timeout(timeout).doOnError(java.util.concurrent.TimeoutException.class,
+                            e -> open.forEach(s -> s.connection().channel().close()));
+        }).then(server.onDispose());
     }
 
     @Override

@@ -34,6 +34,14 @@ public final class RdmaClient {
     private static final AttributeKey<SessionResources> RESOURCES =
             AttributeKey.valueOf(RdmaClient.class, "resources");
 
+    /**
+     * MPA revision 2 with CRC, and peer-to-peer mode with the zero-length Write as RTR (RFC 6581 §4):
+     * without it a server could send nothing — no Write, no message — before the client's first FPDU
+     * (RFC 5044 §7.1.2), and a session may well start with the server talking.
+     */
+    public static final MpaSettings DEFAULT_MPA = MpaSettings.defaults().withPeerToPeer(
+            io.softrdma.mpa.PeerToPeerMode.WRITE);
+
     private final TcpClient tcp;
     private final RdmaDevice device;
     private final MpaSettings mpa;
@@ -51,14 +59,17 @@ public final class RdmaClient {
         this.privateData = privateData;
     }
 
-    /** A client with MPA revision 2 and CRC on, ORD and IRD 128, its own device, to localhost:7471. */
+    /**
+     * A client with {@link #DEFAULT_MPA} (revision 2, CRC, peer-to-peer with a Write RTR), ORD and IRD
+     * 128, its own device, to localhost:7471.
+     */
     public static RdmaClient create() {
         TcpClient tcp = TcpClient.newConnection().host("localhost").port(RdmaServer.DEFAULT_PORT)
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.AUTO_READ, true)
                 .option(ChannelOption.WRITE_BUFFER_WATER_MARK, RdmaPipeline.WATER_MARK)
                 .option(ChannelOption.RCVBUF_ALLOCATOR, RdmaPipeline.READ_BUFFERS);
-        return new RdmaClient(tcp, RdmaDevice.create("reactive-client"), MpaSettings.defaults(), c -> c,
+        return new RdmaClient(tcp, RdmaDevice.create("reactive-client"), DEFAULT_MPA, c -> c,
                 new byte[0], RdmaServer.DEFAULT_INLINE_SIZE);
     }
 
@@ -70,7 +81,10 @@ public final class RdmaClient {
         return with(tcp.port(port));
     }
 
-    /** MPA options: revision, CRC, Markers, peer-to-peer mode, private data cap, timeouts. */
+    /**
+     * MPA options: revision, CRC, Markers, peer-to-peer mode, private data cap, timeouts. Without
+     * peer-to-peer mode the server can send nothing until this side has (RFC 5044 §7.1.2).
+     */
     public RdmaClient mpa(MpaSettings settings) {
         return new RdmaClient(tcp, device, Objects.requireNonNull(settings, "settings"), queuePair, privateData, inlineSize);
     }

@@ -160,14 +160,21 @@ public final class RdmaServer {
 
     /** Binds, waiting at most {@code timeout}. */
     public DisposableRdmaServer bindNow(Duration timeout) {
-        return new DisposableRdmaServer(bind().block(timeout));
+        java.util.Set<RdmaSession> sessions = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        return new DisposableRdmaServer(bind(sessions).block(timeout), sessions);
     }
 
     /** Binds when subscribed. */
-    public Mono<? extends DisposableServer> bind() {
+    public Mono<DisposableRdmaServer> bind() {
+        java.util.Set<RdmaSession> sessions = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        return bind(sessions).map(server -> new DisposableRdmaServer(server, sessions));
+    }
+
+    private Mono<? extends DisposableServer> bind(java.util.Set<RdmaSession> sessions) {
         // Ahead of reactor-netty's reactive bridge: the queue pair takes every ULPDU.
         return tcp.doOnChannelInit((observer, channel, address) -> RdmaPipeline.responder(channel, mpa,
-                request -> onRequest(channel, request), NettyPipeline.ReactiveBridge)).doOnConnection(RdmaServer::readContinuously).bind();
+                request -> onRequest(channel, request, sessions), NettyPipeline.ReactiveBridge))
+                .doOnConnection(RdmaServer::readContinuously).bind();
     }
 
     /**
@@ -180,7 +187,8 @@ public final class RdmaServer {
         connection.channel().config().setAutoRead(true);
     }
 
-    private void onRequest(io.netty.channel.Channel channel, ConnectRequest request) {
+    private void onRequest(io.netty.channel.Channel channel, ConnectRequest request,
+            java.util.Set<RdmaSession> sessions) {
         byte[] reply;
         try {
             reply = accept.apply(request);
@@ -199,6 +207,8 @@ public final class RdmaServer {
             }
             reactor.netty.Connection connection = reactor.netty.Connection.from(rdma.channel());
             RdmaSession session = new RdmaSession(connection, rdma, resources);
+            sessions.add(session);
+            session.onDispose().doFinally(s -> sessions.remove(session)).subscribe();
             Mono.defer(() -> Mono.from(handler.apply(session)))
                     .doFinally(signal -> session.dispose())
                     .subscribe(null, t -> log.warn("the handler of {} failed", session, t));

@@ -69,6 +69,14 @@ class RdmaSessionTest {
     }
 
     @Test
+    void rfc6581Section4TheServerMaySendFirstBecauseTheClientSendsAnRtr() {
+        assertThat(client.connection().readyToReceive()).isEqualTo(io.softrdma.mpa.ReadyToReceive.WRITE);
+        LocalRegion target = client.allocate(16, Access.LOCAL_WRITE, Access.REMOTE_WRITE);
+        StepVerifier.create(serverSession.write(target.remote(), ascii("first"))).expectComplete().verify(TIMEOUT);
+        target.dispose();
+    }
+
+    @Test
     void aHeapBufferIsCopiedOnceAndWritten() {
         LocalRegion region = serverSession.allocate(16, Access.LOCAL_WRITE, Access.REMOTE_WRITE);
         ByteBuf heap = Unpooled.buffer().writeBytes("heap".getBytes(StandardCharsets.US_ASCII));
@@ -134,6 +142,22 @@ class RdmaSessionTest {
             return "ok";
         })).expectNext("ok").expectComplete().verify(TIMEOUT);
         region.dispose();
+    }
+
+    @Test
+    void aGracefulServerDisposeLetsPostedWorkFinishThenClosesEverySession() {
+        LocalRegion target = client.allocate(1 << 20, Access.LOCAL_WRITE, Access.REMOTE_WRITE);
+        ByteBuf data = Unpooled.directBuffer(1 << 20).writeZero(1 << 20);
+        reactor.core.publisher.Sinks.One<String> outcome = reactor.core.publisher.Sinks.one();
+        serverSession.write(target.remote(), data).subscribe(v -> { }, t -> outcome.tryEmitValue("failed: " + t),
+                () -> outcome.tryEmitValue("written"));
+        assertThat(server.sessionCount()).isEqualTo(1);
+        server.disposeGracefully(TIMEOUT).block(TIMEOUT);
+        assertThat(outcome.asMono().block(TIMEOUT)).isEqualTo("written");
+        assertThat(server.sessionCount()).isZero();
+        assertThat(serverSession.isDisposed()).isTrue();
+        client.onDispose().block(TIMEOUT);
+        target.dispose();
     }
 
     @Test
