@@ -47,11 +47,11 @@ public final class RdmaClient {
     private final MpaSettings mpa;
     private final UnaryOperator<QueuePairConfig> queuePair;
     private final byte[] privateData;
-    private final int inlineSize;
+    private final MessagingOptions messaging;
 
     private RdmaClient(TcpClient tcp, RdmaDevice device, MpaSettings mpa, UnaryOperator<QueuePairConfig> queuePair,
-            byte[] privateData, int inlineSize) {
-        this.inlineSize = inlineSize;
+            byte[] privateData, MessagingOptions messaging) {
+        this.messaging = messaging;
         this.tcp = tcp;
         this.device = device;
         this.mpa = mpa;
@@ -70,7 +70,7 @@ public final class RdmaClient {
                 .option(ChannelOption.WRITE_BUFFER_WATER_MARK, RdmaPipeline.WATER_MARK)
                 .option(ChannelOption.RCVBUF_ALLOCATOR, RdmaPipeline.READ_BUFFERS);
         return new RdmaClient(tcp, RdmaDevice.create("reactive-client"), DEFAULT_MPA, c -> c,
-                new byte[0], RdmaServer.DEFAULT_INLINE_SIZE);
+                new byte[0], MessagingOptions.DEFAULTS);
     }
 
     public RdmaClient host(String host) {
@@ -86,27 +86,22 @@ public final class RdmaClient {
      * peer-to-peer mode the server can send nothing until this side has (RFC 5044 §7.1.2).
      */
     public RdmaClient mpa(MpaSettings settings) {
-        return new RdmaClient(tcp, device, Objects.requireNonNull(settings, "settings"), queuePair, privateData, inlineSize);
+        return new RdmaClient(tcp, device, Objects.requireNonNull(settings, "settings"), queuePair, privateData, messaging);
     }
 
     /** Queue pair sizes and ORD/IRD, starting from {@link QueuePairConfig#of}'s defaults. */
     public RdmaClient queuePair(UnaryOperator<QueuePairConfig> configure) {
-        return new RdmaClient(tcp, device, mpa, Objects.requireNonNull(configure, "configure"), privateData, inlineSize);
+        return new RdmaClient(tcp, device, mpa, Objects.requireNonNull(configure, "configure"), privateData, messaging);
     }
 
     /** Private data for the MPA Request (the application's part; RFC 8797's block may be in it). */
     public RdmaClient privateData(byte[] privateData) {
-        return new RdmaClient(tcp, device, mpa, queuePair, privateData.clone(), inlineSize);
+        return new RdmaClient(tcp, device, mpa, queuePair, privateData.clone(), messaging);
     }
 
-    /**
-     * The largest message one Send carries, header included, that this side receives and sends
-     * (1024 to 262144, a multiple of 1024; default 4096). Advertised with RFC 8797's private data; the
-     * thresholds used are the smaller of own and peer's each way (§4.2).
-     */
-    public RdmaClient inlineSize(int inlineSize) {
-        RdmaServer.checkInlineSize(inlineSize);
-        return new RdmaClient(tcp, device, mpa, queuePair, privateData, inlineSize);
+    /** Messaging sizes and remote invalidation ({@link MessagingOptions}, docs/protocol.md). */
+    public RdmaClient messaging(MessagingOptions options) {
+        return new RdmaClient(tcp, device, mpa, queuePair, privateData, Objects.requireNonNull(options, "options"));
     }
 
     /** How long the TCP connect may take; the MPA Reply has {@link MpaSettings#replyTimeout()}. */
@@ -121,7 +116,7 @@ public final class RdmaClient {
     }
 
     private RdmaClient with(TcpClient t) {
-        return new RdmaClient(t, device, mpa, queuePair, privateData, inlineSize);
+        return new RdmaClient(t, device, mpa, queuePair, privateData, messaging);
     }
 
     /**
@@ -133,10 +128,10 @@ public final class RdmaClient {
             SessionResources.shape(device, queuePair);
             return tcp.doOnChannelInit((observer, channel, address) -> {
                 SessionResources resources = SessionResources.create(device, queuePair, channel.eventLoop(),
-                        inlineSize, RdmaServer.MAX_MESSAGE_SIZE);
+                        messaging);
                 channel.attr(RESOURCES).set(resources);
                 channel.attr(ESTABLISHED).set(RdmaPipeline.initiator(channel, resources.qp(),
-                        RdmaServer.withInlineSizes(inlineSize, privateData), mpa,
+                        messaging.privateData(privateData), mpa,
                         NettyPipeline.ReactiveBridge));
             }).doOnConnected(RdmaServer::readContinuously).connect().flatMap(connection -> {
                 CompletableFuture<RdmaConnection> established = connection.channel().attr(ESTABLISHED).get();

@@ -3,7 +3,6 @@ package io.softrdma.reactive;
 import io.netty.channel.ChannelOption;
 import io.softrdma.cm.ConnectRequest;
 import io.softrdma.cm.RdmaPipeline;
-import io.softrdma.cm.RpcRdmaPrivateData;
 import io.softrdma.mpa.MpaSettings;
 import io.softrdma.verbs.QueuePairConfig;
 import io.softrdma.verbs.RdmaDevice;
@@ -36,13 +35,6 @@ import reactor.util.Loggers;
 public final class RdmaServer {
     /** The port SoftRDMA's samples use. */
     public static final int DEFAULT_PORT = 7471;
-    /**
-     * The largest message a session sends or takes, in octets: what a peer's LARGE descriptor may ask
-     * this side to allocate and read is bounded by it.
-     */
-    public static final long MAX_MESSAGE_SIZE = 16 * 1024 * 1024;
-    /** The default largest Send, header included: 4 KiB, as Linux's NFS/RDMA uses. */
-    public static final int DEFAULT_INLINE_SIZE = 4096;
 
     private static final Logger log = Loggers.getLogger(RdmaServer.class);
 
@@ -52,12 +44,12 @@ public final class RdmaServer {
     private final UnaryOperator<QueuePairConfig> queuePair;
     private final Function<ConnectRequest, byte[]> accept;
     private final Function<? super RdmaSession, ? extends Publisher<Void>> handler;
-    private final int inlineSize;
+    private final MessagingOptions messaging;
 
     private RdmaServer(TcpServer tcp, RdmaDevice device, MpaSettings mpa, UnaryOperator<QueuePairConfig> queuePair,
             Function<ConnectRequest, byte[]> accept, Function<? super RdmaSession, ? extends Publisher<Void>> handler,
-            int inlineSize) {
-        this.inlineSize = inlineSize;
+            MessagingOptions messaging) {
+        this.messaging = messaging;
         this.tcp = tcp;
         this.device = device;
         this.mpa = mpa;
@@ -77,7 +69,7 @@ public final class RdmaServer {
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, RdmaPipeline.WATER_MARK)
                 .childOption(ChannelOption.RCVBUF_ALLOCATOR, RdmaPipeline.READ_BUFFERS);
         return new RdmaServer(tcp, RdmaDevice.create("reactive-server"), MpaSettings.defaults(), c -> c,
-                request -> new byte[0], RdmaSession::onDispose, DEFAULT_INLINE_SIZE);
+                request -> new byte[0], RdmaSession::onDispose, MessagingOptions.DEFAULTS);
     }
 
     public RdmaServer host(String host) {
@@ -92,13 +84,13 @@ public final class RdmaServer {
     /** MPA options: revision, CRC, Markers, peer-to-peer mode, private data cap, timeouts. */
     public RdmaServer mpa(MpaSettings settings) {
         return new RdmaServer(tcp, device, Objects.requireNonNull(settings, "settings"), queuePair, accept, handler,
-                inlineSize);
+                messaging);
     }
 
     /** Queue pair sizes and ORD/IRD for each connection, starting from {@link QueuePairConfig#of}'s defaults. */
     public RdmaServer queuePair(UnaryOperator<QueuePairConfig> configure) {
         SessionResources.shape(device, configure);
-        return new RdmaServer(tcp, device, mpa, configure, accept, handler, inlineSize);
+        return new RdmaServer(tcp, device, mpa, configure, accept, handler, messaging);
     }
 
     /**
@@ -108,40 +100,19 @@ public final class RdmaServer {
      */
     public RdmaServer accept(Function<ConnectRequest, byte[]> decide) {
         return new RdmaServer(tcp, device, mpa, queuePair, Objects.requireNonNull(decide, "decide"), handler,
-                inlineSize);
+                messaging);
     }
 
     /** What to do with each session; the session is closed when the returned publisher terminates. */
     public RdmaServer handle(Function<? super RdmaSession, ? extends Publisher<Void>> handler) {
         return new RdmaServer(tcp, device, mpa, queuePair, accept, Objects.requireNonNull(handler, "handler"),
-                inlineSize);
+                messaging);
     }
 
-    /**
-     * The largest message one Send carries, header included (1024 to 262144, a multiple of 1024;
-     * default 4096), advertised with RFC 8797's private data.
-     */
-    public RdmaServer inlineSize(int inlineSize) {
-        checkInlineSize(inlineSize);
-        return new RdmaServer(tcp, device, mpa, queuePair, accept, handler, inlineSize);
-    }
-
-    static void checkInlineSize(int inlineSize) {
-        RpcRdmaPrivateData.of(false, inlineSize, inlineSize); // validates, naming the rule
-    }
-
-    /**
-     * RFC 8797's block first (where Linux looks for it), then the application's private data. R is set:
-     * a SoftRDMA session lets its peer invalidate the regions it lends for large messages (§4.1).
-     */
-    static byte[] withInlineSizes(int inlineSize, byte[] applicationData) {
-        return concat(RpcRdmaPrivateData.of(true, inlineSize, inlineSize).encode(), applicationData);
-    }
-
-    private static byte[] concat(byte[] a, byte[] b) {
-        byte[] r = java.util.Arrays.copyOf(a, a.length + b.length);
-        System.arraycopy(b, 0, r, a.length, b.length);
-        return r;
+    /** Messaging sizes and remote invalidation ({@link MessagingOptions}, docs/protocol.md). */
+    public RdmaServer messaging(MessagingOptions options) {
+        return new RdmaServer(tcp, device, mpa, queuePair, accept, handler,
+                java.util.Objects.requireNonNull(options, "options"));
     }
 
     /** Further reactor-netty settings (loop resources, wiretap, metrics, TLS below MPA). */
@@ -150,7 +121,7 @@ public final class RdmaServer {
     }
 
     private RdmaServer with(TcpServer t) {
-        return new RdmaServer(t, device, mpa, queuePair, accept, handler, inlineSize);
+        return new RdmaServer(t, device, mpa, queuePair, accept, handler, messaging);
     }
 
     /** Binds, waiting at most 45 s. */
@@ -199,8 +170,8 @@ public final class RdmaServer {
             return;
         }
         SessionResources resources = SessionResources.create(device, queuePair,
-                channel.eventLoop(), inlineSize, MAX_MESSAGE_SIZE);
-        request.accept(resources.qp(), withInlineSizes(inlineSize, reply)).whenComplete((rdma, failure) -> {
+                channel.eventLoop(), messaging);
+        request.accept(resources.qp(), messaging.privateData(reply)).whenComplete((rdma, failure) -> {
             if (failure != null) {
                 resources.close();
                 return;

@@ -28,13 +28,14 @@ record SessionResources(ProtectionDomain pd, CompletionQueue cq, QueuePair qp, O
      * have them posted before the connection is established (docs/protocol.md). On {@code loop}.
      */
     static SessionResources create(RdmaDevice device, UnaryOperator<QueuePairConfig> configure, EventLoop loop,
-            int inlineSize, long maxMessageSize) {
+            MessagingOptions messaging) {
         QueuePairConfig shape = shape(device, configure);
         ProtectionDomain pd = device.allocateProtectionDomain();
         CompletionQueue cq = device.createCompletionQueue(shape.sendQueueDepth() + shape.receiveQueueDepth());
         QueuePair qp = pd.createQueuePair(shape.withCompletionQueues(cq, cq));
         Operations operations = new Operations(shape.sendQueueDepth() + shape.receiveQueueDepth());
-        Messenger messenger = new Messenger(pd, qp, operations, loop, inlineSize, maxMessageSize);
+        Messenger messenger = new Messenger(pd, qp, operations, loop, messaging.inlineSize(),
+                messaging.maxMessageSize());
         messenger.start();
         return new SessionResources(pd, cq, qp, operations, messenger);
     }

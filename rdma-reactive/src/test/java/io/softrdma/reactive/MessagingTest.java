@@ -6,6 +6,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -148,6 +149,33 @@ class MessagingTest {
     }
 
     @Test
+    void rfc8797Section4_1WithoutRemoteInvalidationTheLenderInvalidatesLocally() throws Exception {
+        CompletableFuture<RdmaSession> accepted = new CompletableFuture<>();
+        DisposableRdmaServer noR = RdmaServer.create().host("127.0.0.1").port(0)
+                .messaging(MessagingOptions.DEFAULTS.withRemoteInvalidation(false)).handle(session -> {
+                    accepted.complete(session);
+                    return session.onDispose();
+                }).bindNow();
+        RdmaSession c = RdmaClient.create().host("127.0.0.1").port(noR.port()).connect().block(TIMEOUT);
+        RdmaSession s = accepted.get(5, java.util.concurrent.TimeUnit.SECONDS);
+        assertThat(c.rpcRdma().remoteInvalidation()).isFalse();
+        s.respond(request -> Mono.just(request), 1);
+        StepVerifier.create(c.request(pattern(50_000, 1)).map(b -> {
+            ByteBuf expected = pattern(50_000, 1);
+            try {
+                return io.netty.buffer.ByteBufUtil.equals(b, expected);
+            } finally {
+                b.release();
+                expected.release();
+            }
+        })).expectNext(true).expectComplete().verify(TIMEOUT);
+        c.dispose();
+        c.onDispose().block(TIMEOUT);
+        s.onDispose().block(TIMEOUT);
+        noR.disposeNow(TIMEOUT);
+    }
+
+    @Test
     void aFailingHandlerAnswersWithAnError() {
         serverSession.respond(request -> {
             request.release();
@@ -215,7 +243,7 @@ class MessagingTest {
 
     @Test
     void aMessageAboveTheLargestMessageSizeFailsTheSend() {
-        int n = (int) RdmaServer.MAX_MESSAGE_SIZE + 1;
+        int n = (int) MessagingOptions.DEFAULTS.maxMessageSize() + 1;
         StepVerifier.create(client.send(Mono.fromSupplier(() -> Unpooled.buffer(n).writeZero(n))))
                 .expectErrorSatisfies(t -> assertThat(t).hasMessageContaining("exceeds the largest of"))
                 .verify(TIMEOUT);
