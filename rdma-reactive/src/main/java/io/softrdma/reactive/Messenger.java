@@ -56,7 +56,18 @@ final class Messenger {
     /** Data messages received before the subscriber asked for them (at most the window's reserve). */
     private final ArrayDeque<ByteBuf> heldData = new ArrayDeque<>();
     private final ArrayDeque<HeldRequest> heldRequests = new ArrayDeque<>();
-    private final IntObjectHashMap<MonoSink<ByteBuf>> requests = new IntObjectHashMap<>();
+    private final IntObjectHashMap<PendingRequest> requests = new IntObjectHashMap<>();
+
+    /** A request awaiting its answer; a cancelled one still takes the answer, and drops it. */
+    private static final class PendingRequest {
+        final MonoSink<ByteBuf> sink;
+        volatile boolean cancelled;
+
+        PendingRequest(MonoSink<ByteBuf> sink) {
+            this.sink = sink;
+            sink.onCancel(() -> cancelled = true);
+        }
+    }
     private int nextCorrelationId = 1;
     private FluxSink<ByteBuf> receiver;
     private long receiverDemand;
@@ -274,7 +285,7 @@ final class Messenger {
             if (nextCorrelationId == 0) {
                 nextCorrelationId = 1;
             }
-            requests.put(id, sink);
+            requests.put(id, new PendingRequest(sink));
             // The response needs a posted buffer: one more unit of demand.
             window.demand(1);
             postReceives();
@@ -441,16 +452,17 @@ final class Messenger {
                 drainHeldRequests();
             }
             default -> {
-                MonoSink<ByteBuf> sink = requests.remove(correlationId);
+                PendingRequest pending = requests.remove(correlationId);
                 window.delivered();
-                if (sink == null) {
+                if (pending == null || pending.cancelled) {
+                    // Cancelled (or unknown): the answer's buffer goes back, nothing is lost.
                     message.release();
                 } else if (type == MessageType.RESPONSE) {
-                    sink.success(message);
+                    pending.sink.success(message);
                 } else {
                     String text = message.toString(StandardCharsets.UTF_8);
                     message.release();
-                    sink.error(new RdmaRemoteException(text));
+                    pending.sink.error(new RdmaRemoteException(text));
                 }
             }
         }
@@ -680,7 +692,7 @@ final class Messenger {
             }
         }
         outbound.clear();
-        requests.forEach((id, sink) -> sink.error(cause));
+        requests.forEach((id, pending) -> pending.sink.error(cause));
         requests.clear();
         heldData.forEach(ByteBuf::release);
         heldData.clear();
