@@ -21,27 +21,22 @@ import reactor.test.StepVerifier;
 class RdmaSessionTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(5);
 
+    private SessionPair pair;
     private DisposableRdmaServer server;
     private RdmaSession client;
     private RdmaSession serverSession;
 
     @BeforeEach
     void connect() throws Exception {
-        CompletableFuture<RdmaSession> accepted = new CompletableFuture<>();
-        server = RdmaServer.create().host("127.0.0.1").port(0).handle(session -> {
-            accepted.complete(session);
-            return session.onDispose();
-        }).bindNow();
-        client = RdmaClient.create().host("127.0.0.1").port(server.port()).connect().block(TIMEOUT);
-        serverSession = accepted.get(5, TimeUnit.SECONDS);
+        pair = new SessionPair(c -> c);
+        server = pair.server;
+        client = pair.client;
+        serverSession = pair.serverSession;
     }
 
     @AfterEach
     void close() {
-        client.dispose();
-        client.onDispose().block(TIMEOUT);
-        serverSession.onDispose().block(TIMEOUT);
-        server.disposeNow(TIMEOUT);
+        pair.close();
     }
 
     private static ByteBuf ascii(String s) {
