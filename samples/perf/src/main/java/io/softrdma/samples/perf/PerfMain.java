@@ -6,6 +6,7 @@ import io.netty.util.ResourceLeakDetector;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.softrdma.cm.ConnectionManager;
 import io.softrdma.mpa.MpaSettings;
+import io.softrdma.samples.perf.PerfOptions.ReactiveTest;
 import io.softrdma.samples.perf.PerfProtocol.Test;
 import io.softrdma.verbs.RdmaDevice;
 import java.io.PrintStream;
@@ -75,11 +76,31 @@ public final class PerfMain {
             serve(options, mpa, out);
             return List.of();
         }
-        RdmaDevice device = RdmaDevice.create();
         List<PerfResult> results = new ArrayList<>();
         int largest = Collections.max(options.sizes());
         ByteBuf payload = PooledByteBufAllocator.DEFAULT.directBuffer(Math.max(largest, 16));
         payload.writeZero(payload.capacity());
+        try {
+            if (!options.tests().isEmpty()) {
+                runVerbs(options, mpa, payload, out, results);
+            }
+            if (!options.reactiveTests().isEmpty()) {
+                runReactive(options, payload, out, results);
+            }
+        } finally {
+            payload.release();
+        }
+        if (!options.json()) {
+            ResultPrinter.printTable(out, results, options);
+        } else if (!options.reactiveTests().isEmpty()) {
+            ResultPrinter.printReactiveRatiosJson(out, results);
+        }
+        return results;
+    }
+
+    private static void runVerbs(PerfOptions options, MpaSettings mpa, ByteBuf payload, PrintStream out,
+            List<PerfResult> results) throws Exception {
+        RdmaDevice device = RdmaDevice.create();
         try (ConnectionManager serverCm = options.connect() == null ? ConnectionManager.create(options.transport(),
                 options.transport().newEventLoopGroup(1, new DefaultThreadFactory(SERVER_THREADS, true))) : null;
                 ConnectionManager clientCm = ConnectionManager.create(options.transport(),
@@ -114,13 +135,88 @@ public final class PerfMain {
                 shutdown(serverCm);
                 shutdown(clientCm);
             }
-        } finally {
-            payload.release();
         }
-        if (!options.json()) {
-            ResultPrinter.printTable(out, results, options);
+    }
+
+    /**
+     * The reactive API next to RSocket over TCP: for {@code send}, the reactive send/receive stream, then
+     * RSocket fire-and-forget and request-stream; for {@code request}, reactive request/response, then
+     * RSocket request-response. Each warms up on the same connection first (longer the first time).
+     */
+    private static void runReactive(PerfOptions options, ByteBuf payload, PrintStream out,
+            List<PerfResult> results) throws Exception {
+        try (ReactivePerf rx = new ReactivePerf(payload, options.crc(), options.markers())) {
+            for (ReactiveTest test : options.reactiveTests()) {
+                boolean first = true; // each test's path is compiled during its first warm-up
+                for (int size : options.sizes()) {
+                    if (test == ReactiveTest.SEND) {
+                        results.add(print(out, options, measureReactive(options, "rx-send", size, first,
+                                rx::rxSend, null)));
+                        results.add(print(out, options, measureReactive(options, "rsocket-ff", size, first,
+                                rx::rsocketFireAndForget, null)));
+                        results.add(print(out, options, measureReactive(options, "rsocket-stream", size, first,
+                                rx::rsocketStream, null)));
+                    } else {
+                        results.add(print(out, options, measureReactive(options, "rx-request", size, first,
+                                rx::rxRequest, rx::rxLatency)));
+                        results.add(print(out, options, measureReactive(options, "rsocket-rr", size, first,
+                                rx::rsocketRequestResponse, rx::rsocketLatency)));
+                    }
+                    first = false;
+                }
+            }
         }
-        return results;
+    }
+
+    /** A reactive or RSocket bandwidth phase. */
+    @FunctionalInterface
+    interface ReactiveBandwidth {
+        Measured run(int size, Budget warmup, Budget budget, AtomicLong progress, Runnable measuring)
+                throws Exception;
+    }
+
+    /** A reactive or RSocket latency phase: one request at a time. */
+    @FunctionalInterface
+    interface ReactiveLatency {
+        void run(int size, int warmup, long[] rtts) throws Exception;
+    }
+
+    private static PerfResult measureReactive(PerfOptions options, String test, int size, boolean first,
+            ReactiveBandwidth bandwidth, ReactiveLatency latency) throws Exception {
+        String label = test + " " + ResultPrinter.size(size);
+        Budget warmup = Budget.of(first ? options.warmup().multipliedBy(FIRST_WARMUP_FACTOR) : options.warmup());
+        Budget budget = bandwidthBudget(options);
+        boolean rsocket = test.startsWith("rsocket-");
+        AtomicLong progress = new AtomicLong();
+        Measured bw;
+        ThreadUsage clientUsage;
+        ThreadUsage serverUsage;
+        try (Progress p = Progress.start(showProgress(options), label + " bandwidth", budget, progress,
+                warmup.isEmpty())) {
+            clientUsage = ThreadUsage.start(rsocket ? ReactivePerf.RSOCKET_CLIENT_THREADS
+                    : ReactivePerf.RX_CLIENT_THREADS);
+            serverUsage = ThreadUsage.start(rsocket ? ReactivePerf.RSOCKET_SERVER_THREADS
+                    : ReactivePerf.RX_SERVER_THREADS);
+            bw = bandwidth.run(size, warmup, budget, progress, () -> {
+                clientUsage.restart();
+                serverUsage.restart();
+                p.measuring();
+            });
+        }
+        Usage usage = Usage.of(clientUsage, serverUsage, bw);
+        long[] rtts = {0};
+        if (latency != null) {
+            long roundTrips = options.latencyRoundTrips();
+            rtts = new long[(int) roundTrips];
+            latency.run(size, (int) Math.min(LATENCY_WARMUP, roundTrips), rtts);
+        }
+        PerfResult r = result(test, size, bw, rtts, usage);
+        if (latency == null) {
+            // One-way streams have no round trip of their own.
+            r = new PerfResult(r.test(), r.size(), r.iterations(), r.mibPerSecond(), r.messagesPerSecond(),
+                    Double.NaN, Double.NaN, r.clientCpu(), r.serverCpu(), r.allocatedPerOperation());
+        }
+        return r;
     }
 
     private static void shutdown(ConnectionManager cm) {

@@ -27,11 +27,38 @@ import java.util.Locale;
  * @param progress show a progress line on a terminal
  * @param baseline also measure raw TCP the same way
  * @param transport the Netty transport
+ * @param api which API to measure: the verbs (default), the reactive API next to RSocket, or both
+ * @param reactiveTests the reactive API's tests to run ({@code send}, {@code request}); empty with the verbs API
  */
 record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Duration duration, Duration warmup,
         double rate, boolean crc, boolean markers, int mpaRevision, int port, boolean server, String connect,
         boolean json, boolean progress,
-        boolean baseline, TransportKind transport) {
+        boolean baseline, TransportKind transport, Api api, List<ReactiveTest> reactiveTests) {
+
+    /** Which API a run measures. */
+    enum Api {
+        VERBS, REACTIVE, ALL;
+
+        boolean verbs() {
+            return this != REACTIVE;
+        }
+
+        boolean reactive() {
+            return this != VERBS;
+        }
+    }
+
+    /**
+     * The reactive API's tests: {@code send} (RdmaSession send/receive against RSocket fire-and-forget
+     * and request-stream) and {@code request} (request/response against RSocket request-response).
+     */
+    enum ReactiveTest {
+        SEND, REQUEST;
+
+        String wireName() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
 
     /** Round trips per latency phase unless {@code --iterations} says otherwise. */
     static final long LATENCY_ROUND_TRIPS = 20_000;
@@ -43,7 +70,12 @@ record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Durat
               client run in this process on 127.0.0.1, and each test is measured over raw TCP too, the
               same way, in the same run.
 
-              --test write|read|send|all   tests to run, comma separated (default: all)
+              --api verbs|reactive|all     verbs (default): RDMA Write, Read and Send next to raw TCP;
+                                           reactive: the reactive API (send/receive, request) next to
+                                           RSocket 1.1.5 over TCP, measured the same way; all: both
+              --test write|read|send|request|all
+                                           tests to run, comma separated (default: all); the reactive
+                                           API has send and request, the verbs write, read and send
               --size N[,N...]              message sizes in octets, K/M suffixes allowed (default: 64,4K,64K)
               --duration S                 seconds per bandwidth phase (default: 2)
               --iterations N               operations per bandwidth phase and round trips per latency
@@ -66,7 +98,8 @@ record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Durat
             """;
 
     static PerfOptions parse(String[] args) {
-        List<Test> tests = List.of(Test.values());
+        String testArg = "all";
+        Api api = Api.VERBS;
         List<Integer> sizes = List.of(64, 4096, 65536);
         long iterations = 0;
         Duration duration = Duration.ofSeconds(2);
@@ -85,7 +118,8 @@ record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Durat
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             switch (a) {
-                case "--test" -> tests = parseTests(value(args, ++i, a));
+                case "--test" -> testArg = value(args, ++i, a);
+                case "--api" -> api = parseApi(value(args, ++i, a));
                 case "--size" -> sizes = parseSizes(value(args, ++i, a));
                 case "--iterations" -> iterations = parsePositive(value(args, ++i, a), a);
                 case "--duration" -> duration = parseSeconds(value(args, ++i, a), a, false);
@@ -104,6 +138,16 @@ record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Durat
                 default -> throw new IllegalArgumentException("unknown option " + a);
             }
         }
+        List<Test> tests = api.verbs() ? parseTests(testArg, api) : List.of();
+        List<ReactiveTest> reactiveTests = api.reactive() ? parseReactiveTests(testArg, api) : List.of();
+        if (tests.isEmpty() && reactiveTests.isEmpty()) {
+            throw new IllegalArgumentException("--test " + testArg + " has nothing to run with --api "
+                    + api.name().toLowerCase(Locale.ROOT) + " (verbs: write, read, send; reactive: send, request)");
+        }
+        if (api.reactive() && (server || connect != null)) {
+            throw new IllegalArgumentException("--api " + api.name().toLowerCase(Locale.ROOT)
+                    + " runs in one process only: drop --server/--connect, or use --api verbs");
+        }
         if (server && connect != null) {
             throw new IllegalArgumentException("--server and --connect exclude each other: start one process with"
                     + " --server --port P and another with --connect HOST:P");
@@ -118,7 +162,45 @@ record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Durat
         boolean withBaseline = baseline && connect == null;
         return new PerfOptions(tests, sizes, iterations, duration, warmup, rate, crc, markers, mpaRevision,
                 port == null ? 0 : port,
-                server, connect, json, progress, withBaseline, transport);
+                server, connect, json, progress, withBaseline, transport, api, reactiveTests);
+    }
+
+    private static Api parseApi(String v) {
+        return switch (v) {
+            case "verbs" -> Api.VERBS;
+            case "reactive" -> Api.REACTIVE;
+            case "all" -> Api.ALL;
+            default -> throw new IllegalArgumentException("--api " + v + ": use verbs, reactive or all");
+        };
+    }
+
+    private static List<ReactiveTest> parseReactiveTests(String v, Api api) {
+        if (v.equals("all")) {
+            return List.of(ReactiveTest.values());
+        }
+        List<ReactiveTest> out = new ArrayList<>();
+        for (String t : v.split(",")) {
+            String name = t.trim();
+            switch (name) {
+                case "send" -> add(out, ReactiveTest.SEND);
+                case "request" -> add(out, ReactiveTest.REQUEST);
+                case "write", "read" -> {
+                    if (api == Api.REACTIVE) {
+                        throw new IllegalArgumentException("--test " + name + " is a verbs test: the reactive API"
+                                + " has send and request (or use --api all)");
+                    }
+                }
+                default -> throw new IllegalArgumentException("--test " + name
+                        + ": choose from write, read, send, request or all");
+            }
+        }
+        return out;
+    }
+
+    private static <T> void add(List<T> list, T t) {
+        if (!list.contains(t)) {
+            list.add(t);
+        }
     }
 
     private static int parseRevision(String v) {
@@ -136,12 +218,19 @@ record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Durat
         return args[i];
     }
 
-    private static List<Test> parseTests(String v) {
+    private static List<Test> parseTests(String v, Api api) {
         if (v.equals("all")) {
             return List.of(Test.values());
         }
         List<Test> out = new ArrayList<>();
         for (String t : v.split(",")) {
+            if (t.trim().equals("request")) {
+                if (api == Api.VERBS) {
+                    throw new IllegalArgumentException("--test request is the reactive API's: add --api reactive"
+                            + " (or --api all)");
+                }
+                continue;
+            }
             Test test = null;
             for (Test candidate : Test.values()) {
                 if (candidate.wireName().equals(t.trim())) {
@@ -149,7 +238,7 @@ record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Durat
                 }
             }
             if (test == null) {
-                throw new IllegalArgumentException("--test " + t + ": choose from write, read, send or all");
+                throw new IllegalArgumentException("--test " + t + ": choose from write, read, send, request or all");
             }
             if (!out.contains(test)) {
                 out.add(test);

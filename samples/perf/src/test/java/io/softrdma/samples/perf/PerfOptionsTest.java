@@ -3,6 +3,7 @@ package io.softrdma.samples.perf;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.softrdma.samples.perf.PerfOptions.ReactiveTest;
 import io.softrdma.samples.perf.PerfProtocol.Test;
 import java.time.Duration;
 import java.util.List;
@@ -19,6 +20,30 @@ class PerfOptionsTest {
         assertThat(o.baseline()).isTrue();
         assertThat(o.duration()).isEqualTo(Duration.ofSeconds(2));
         assertThat(o.latencyRoundTrips()).isEqualTo(PerfOptions.LATENCY_ROUND_TRIPS);
+        assertThat(o.api()).isEqualTo(PerfOptions.Api.VERBS);
+        assertThat(o.reactiveTests()).isEmpty();
+    }
+
+    @org.junit.jupiter.api.Test
+    void theReactiveApiHasSendAndRequest() {
+        PerfOptions reactive = PerfOptions.parse(new String[] {"--api", "reactive"});
+        assertThat(reactive.api()).isEqualTo(PerfOptions.Api.REACTIVE);
+        assertThat(reactive.tests()).isEmpty();
+        assertThat(reactive.reactiveTests()).containsExactly(ReactiveTest.SEND, ReactiveTest.REQUEST);
+
+        PerfOptions send = PerfOptions.parse(new String[] {"--api", "reactive", "--test", "send", "--size", "64"});
+        assertThat(send.reactiveTests()).containsExactly(ReactiveTest.SEND);
+
+        PerfOptions all = PerfOptions.parse(new String[] {"--api", "all", "--test", "send"});
+        assertThat(all.tests()).as("verbs send next to the reactive one").containsExactly(Test.SEND);
+        assertThat(all.reactiveTests()).containsExactly(ReactiveTest.SEND);
+
+        PerfOptions request = PerfOptions.parse(new String[] {"--api", "all", "--test", "request,write"});
+        assertThat(request.tests()).containsExactly(Test.WRITE);
+        assertThat(request.reactiveTests()).containsExactly(ReactiveTest.REQUEST);
+
+        PerfOptions verbs = PerfOptions.parse(new String[] {"--api", "verbs", "--test", "send"});
+        assertThat(verbs.reactiveTests()).isEmpty();
     }
 
     @org.junit.jupiter.api.Test
@@ -67,6 +92,12 @@ class PerfOptionsTest {
                 List.of("--connect", "h:2", "--port", "3"),
                 List.of("--transport", "kqueue"),
                 List.of("--size"),
+                List.of("--api", "rsocket"),
+                List.of("--api"),
+                List.of("--test", "request"),
+                List.of("--api", "reactive", "--test", "write"),
+                List.of("--api", "reactive", "--connect", "h:2"),
+                List.of("--api", "all", "--server", "--port", "1"),
                 List.of("--bogus"))) {
             assertThatThrownBy(() -> PerfOptions.parse(args.toArray(String[]::new)))
                     .as("%s", args)
