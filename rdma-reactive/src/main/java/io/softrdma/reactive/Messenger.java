@@ -198,6 +198,7 @@ final class Messenger {
     /** Requests messages only as fast as they leave: at most the send slots' count is queued. */
     private final class SendSubscriber extends BaseSubscriber<ByteBuf> {
         private final MonoSink<Void> sink;
+        private final Runnable onSent = this::sent;
         private int inFlight;
         private boolean complete;
         private boolean failed;
@@ -213,21 +214,25 @@ final class Messenger {
 
         @Override
         protected void hookOnNext(ByteBuf message) {
-            loop.execute(() -> {
-                if (failed) {
-                    message.release();
-                    return;
-                }
-                if (ended != null || message.readableBytes() > maxMessageSize) {
-                    fail(ended != null ? ended : new IllegalArgumentException("a message of "
-                            + message.readableBytes() + " octets exceeds the largest of " + maxMessageSize
-                            + " (maxMessageSize)"));
-                    message.release();
-                    return;
-                }
-                inFlight++;
-                enqueue(message(MessageType.DATA, 0, message, this::sent));
-            });
+            // Always through the loop's task queue, even on the loop: a publisher that emitted some
+            // messages from another thread (queued) and then more on the loop must not reorder them.
+            loop.execute(() -> next(message));
+        }
+
+        private void next(ByteBuf message) {
+            if (failed) {
+                message.release();
+                return;
+            }
+            if (ended != null || message.readableBytes() > maxMessageSize) {
+                fail(ended != null ? ended : new IllegalArgumentException("a message of "
+                        + message.readableBytes() + " octets exceeds the largest of " + maxMessageSize
+                        + " (maxMessageSize)"));
+                message.release();
+                return;
+            }
+            inFlight++;
+            enqueue(message(MessageType.DATA, 0, message, onSent));
         }
 
         private void sent() {
@@ -538,7 +543,9 @@ final class Messenger {
     private final class ReceiveSlot implements Operations.Pending {
         final int index;
         final SlotBuffer view;
-        final Runnable returned = () -> loop.execute(this::returned);
+        /** Runs {@link #returned()} on the event loop, without allocating per release. */
+        final Runnable returned = this::onReturned;
+        private final Runnable returnedOnLoop = this::returned;
         int length;
         int correlation;
         int invalidatedStag;
@@ -551,6 +558,14 @@ final class Messenger {
 
         ByteBuf view() {
             return view.reuse(MessageHeader.LENGTH, length);
+        }
+
+        private void onReturned() {
+            if (loop.inEventLoop()) {
+                returned();
+            } else {
+                loop.execute(returnedOnLoop);
+            }
         }
 
         private void returned() {
