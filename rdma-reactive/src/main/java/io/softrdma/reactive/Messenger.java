@@ -43,6 +43,12 @@ import reactor.core.publisher.MonoSink;
  * <p>Note: event loop only, but for the methods that say otherwise.
  */
 final class Messenger {
+    /**
+     * Receive work requests carry this bit and their slot's index: each slot posts the same request
+     * every time (it is not in use while posted), so reposting a buffer allocates nothing.
+     */
+    static final long RECEIVE_TAG = 1L << 62;
+
     private final QueuePair qp;
     private final Operations operations;
     private final EventLoop loop;
@@ -50,6 +56,7 @@ final class Messenger {
     private final int slotSize;
     private final MemoryRegion receiveArena;
     private final MemoryRegion sendArena;
+    private final ReceiveSlot[] receiveSlots;
     private final ArrayDeque<ReceiveSlot> freeReceives = new ArrayDeque<>();
     private final ArrayDeque<SendSlot> freeSends = new ArrayDeque<>();
     private final ArrayDeque<Outgoing> outbound = new ArrayDeque<>();
@@ -95,8 +102,10 @@ final class Messenger {
         this.window = new CreditWindow(Math.min(receiveDepth, CreditWindow.MAX_RECEIVE_QUEUE_DEPTH));
         this.receiveArena = pd.allocate(receiveDepth * slotSize, Access.of(Access.LOCAL_WRITE));
         this.sendArena = pd.allocate(sendDepth * slotSize, Access.of(Access.LOCAL_WRITE));
+        this.receiveSlots = new ReceiveSlot[receiveDepth];
         for (int i = 0; i < receiveDepth; i++) {
-            freeReceives.add(new ReceiveSlot(i));
+            receiveSlots[i] = new ReceiveSlot(i);
+            freeReceives.add(receiveSlots[i]);
         }
         for (int i = 0; i < sendDepth; i++) {
             freeSends.add(new SendSlot(i));
@@ -524,12 +533,9 @@ final class Messenger {
         int posted = 0;
         for (; posted < n; posted++) {
             ReceiveSlot slot = freeReceives.poll();
-            long wrId = operations.add(slot);
             try {
-                qp.postReceive(ReceiveWorkRequest.of(wrId, new ScatterGatherEntry(receiveArena,
-                        (long) slot.index * slotSize, slotSize)));
+                qp.postReceive(slot.request);
             } catch (RuntimeException e) {
-                operations.remove(wrId);
                 freeReceives.add(slot);
                 break;
             }
@@ -543,6 +549,7 @@ final class Messenger {
     private final class ReceiveSlot implements Operations.Pending {
         final int index;
         final SlotBuffer view;
+        final ReceiveWorkRequest request;
         /** Runs {@link #returned()} on the event loop, without allocating per release. */
         final Runnable returned = this::onReturned;
         private final Runnable returnedOnLoop = this::returned;
@@ -554,6 +561,8 @@ final class Messenger {
             this.index = index;
             this.view = new SlotBuffer(receiveArena.buffer().alloc(),
                     receiveArena.buffer().nioBuffer(index * slotSize, slotSize), returned);
+            this.request = ReceiveWorkRequest.of(RECEIVE_TAG | index, new ScatterGatherEntry(receiveArena,
+                    (long) index * slotSize, slotSize));
         }
 
         ByteBuf view() {
@@ -591,6 +600,11 @@ final class Messenger {
         public void fail(Throwable cause) {
             freeReceives.add(this);
         }
+    }
+
+    /** A receive completed (its work request id carries {@link #RECEIVE_TAG}). */
+    void receiveCompleted(WorkCompletion c) {
+        receiveSlots[(int) (c.wrId() & ~RECEIVE_TAG)].complete(c);
     }
 
     private void onMessage(ReceiveSlot slot) {

@@ -62,7 +62,8 @@ final class Operations {
         }
         Pending p = slots[slot];
         slots[slot] = null;
-        generations[slot]++;
+        // 30 bits: ids stay clear of Messenger.RECEIVE_TAG (bit 62) however often a slot is reused.
+        generations[slot] = (generations[slot] + 1) & 0x3FFF_FFFF;
         free[freeCount++] = slot;
         inUse--;
         return p;

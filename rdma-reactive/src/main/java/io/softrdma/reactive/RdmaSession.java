@@ -268,7 +268,11 @@ public final class RdmaSession implements Disposable {
     /** One completion to whoever waits for it; a failure there ends the session rather than the drain. */
     private void dispatch(WorkCompletion c) {
         try {
-            operations.complete(c);
+            if ((c.wrId() & Messenger.RECEIVE_TAG) != 0) {
+                messenger.receiveCompleted(c);
+            } else {
+                operations.complete(c);
+            }
         } catch (RuntimeException e) {
             if (!ended.isDone()) {
                 messenger.end(e);
@@ -396,10 +400,17 @@ public final class RdmaSession implements Disposable {
         return onDispose;
     }
 
-    /** Closes gracefully: posted work finishes, then the connection closes. */
+    /**
+     * Closes gracefully: work already requested finishes, then the connection closes. The close goes
+     * through the event loop like every post, so an operation subscribed before it is posted first.
+     */
     @Override
     public void dispose() {
-        qp.close();
+        if (loop.inEventLoop()) {
+            qp.close();
+        } else {
+            loop.execute(qp::close);
+        }
     }
 
     @Override
