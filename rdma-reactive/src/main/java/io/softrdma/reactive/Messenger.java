@@ -60,6 +60,8 @@ final class Messenger {
     private final ArrayDeque<ReceiveSlot> freeReceives = new ArrayDeque<>();
     private final ArrayDeque<SendSlot> freeSends = new ArrayDeque<>();
     private final ArrayDeque<Outgoing> outbound = new ArrayDeque<>();
+    /** The send() subscribers not yet terminated: a session that ends fails each of them. */
+    private final java.util.Set<SendSubscriber> senders = new java.util.HashSet<>();
     /** Data messages received before the subscriber asked for them (at most the window's reserve). */
     private final ArrayDeque<ByteBuf> heldData = new ArrayDeque<>();
     private final ArrayDeque<HeldRequest> heldRequests = new ArrayDeque<>();
@@ -218,6 +220,13 @@ final class Messenger {
 
         @Override
         protected void hookOnSubscribe(Subscription subscription) {
+            loop.execute(() -> {
+                if (ended != null) {
+                    fail(ended);
+                } else if (!failed) {
+                    senders.add(this);
+                }
+            });
             subscription.request(Math.max(1, freeSendsCapacity()));
         }
 
@@ -247,6 +256,7 @@ final class Messenger {
         private void sent() {
             inFlight--;
             if (complete && inFlight == 0 && !failed) {
+                senders.remove(this);
                 sink.success();
             } else if (!complete) {
                 request(1);
@@ -258,6 +268,7 @@ final class Messenger {
             loop.execute(() -> {
                 complete = true;
                 if (inFlight == 0 && !failed) {
+                    senders.remove(this);
                     sink.success();
                 }
             });
@@ -271,6 +282,7 @@ final class Messenger {
         private void fail(Throwable t) {
             if (!failed) {
                 failed = true;
+                senders.remove(this);
                 cancel();
                 sink.error(t);
             }
@@ -721,6 +733,10 @@ final class Messenger {
             }
         }
         outbound.clear();
+        for (SendSubscriber s : new java.util.ArrayList<>(senders)) {
+            s.fail(cause);
+        }
+        senders.clear();
         requests.forEach((id, pending) -> pending.sink.error(cause));
         requests.clear();
         heldData.forEach(ByteBuf::release);

@@ -155,6 +155,14 @@ class MessagingTest {
     }
 
     @Test
+    void losingTheConnectionFailsASendWaitingForCredit() {
+        // Nobody receives at the server: after its initial credits the send waits; then the link goes.
+        StepVerifier.create(client.send(Flux.range(0, 100).map(i -> Unpooled.directBuffer(8).writeLong(i))))
+                .then(() -> serverSession.connection().channel().close())
+                .expectError().verify(TIMEOUT);
+    }
+
+    @Test
     void cancellingReceiveLetsANewSubscriberContinue() {
         Mono<Void> sending = client.send(Flux.range(0, 10).map(i -> Unpooled.directBuffer(8).writeLong(i)));
         sending.subscribe();
