@@ -566,7 +566,6 @@ final class Messenger {
         final Runnable returned = this::onReturned;
         private final Runnable returnedOnLoop = this::returned;
         int length;
-        int correlation;
         int invalidatedStag;
 
         ReceiveSlot(int index) {

@@ -33,7 +33,8 @@ record SessionResources(ProtectionDomain pd, CompletionQueue cq, QueuePair qp, O
         ProtectionDomain pd = device.allocateProtectionDomain();
         CompletionQueue cq = device.createCompletionQueue(shape.sendQueueDepth() + shape.receiveQueueDepth());
         QueuePair qp = pd.createQueuePair(shape.withCompletionQueues(cq, cq));
-        Operations operations = new Operations(shape.sendQueueDepth() + shape.receiveQueueDepth());
+        // Receives do not go through the table (Messenger.RECEIVE_TAG): sends, Writes and Reads do.
+        Operations operations = new Operations(shape.sendQueueDepth());
         Messenger messenger = new Messenger(pd, qp, operations, loop, messaging.inlineSize(),
                 messaging.maxMessageSize());
         messenger.start();

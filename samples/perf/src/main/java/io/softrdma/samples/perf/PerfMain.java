@@ -145,7 +145,7 @@ public final class PerfMain {
      */
     private static void runReactive(PerfOptions options, ByteBuf payload, PrintStream out,
             List<PerfResult> results) throws Exception {
-        try (ReactivePerf rx = new ReactivePerf(payload, options.crc(), options.markers())) {
+        try (ReactivePerf rx = new ReactivePerf(payload, options.crc(), options.markers(), options.port())) {
             for (ReactiveTest test : options.reactiveTests()) {
                 boolean first = true; // each test's path is compiled during its first warm-up
                 for (int size : options.sizes()) {

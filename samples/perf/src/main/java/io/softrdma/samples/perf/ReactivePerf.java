@@ -85,10 +85,11 @@ final class ReactivePerf implements AutoCloseable {
     /** Where the RSocket server counts fire-and-forget messages in the current phase. */
     private volatile Arrivals fireAndForgetArrivals = new Arrivals();
 
-    ReactivePerf(ByteBuf payload, boolean crc, boolean markers) throws Exception {
+    /** @param port the SoftRDMA server's port, 0 for any free one (a fixed one lets a capture find it) */
+    ReactivePerf(ByteBuf payload, boolean crc, boolean markers, int port) throws Exception {
         this.payload = payload;
         CompletableFuture<RdmaSession> accepted = new CompletableFuture<>();
-        rdmaServer = RdmaServer.create().host("127.0.0.1").port(0)
+        rdmaServer = RdmaServer.create().host("127.0.0.1").port(port)
                 .mpa(MpaSettings.defaults().withCrc(crc).withMarkers(markers))
                 .queuePair(c -> c.withReceiveQueueDepth(2 * RECEIVE_DEPTH).withSendQueueDepth(2 * RECEIVE_DEPTH))
                 .tcpConfiguration(t -> t.runOn(rxServerLoops))
