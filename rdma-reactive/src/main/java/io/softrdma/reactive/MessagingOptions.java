@@ -15,10 +15,20 @@ import io.softrdma.cm.RpcRdmaPrivateData;
  *     the session, so a peer cannot make this side allocate more
  * @param remoteInvalidation RFC 8797's R flag: this side lets the peer invalidate the regions it lends
  *     (Send with Invalidate, §4.1); used only when both sides set it
+ * @param sendWindow messages one {@code send(Publisher)} keeps requested from its publisher and not yet sent:
+ *     queued for credit, packed into Sends, or on the wire. It must cover the messages that leave between a
+ *     credit grant and the next (at 64 octets, 4096 keep a loopback stream busy); 1 to 1048576
+ * @param sendWindowBytes octets of those messages at most: a {@code send} asks for more only below this,
+ *     so large messages are not requested by the thousand; at least the inline size
  */
-public record MessagingOptions(int inlineSize, long maxMessageSize, boolean remoteInvalidation) {
-    /** 4 KiB Sends, 16 MiB messages, remote invalidation allowed. */
-    public static final MessagingOptions DEFAULTS = new MessagingOptions(4096, 16L * 1024 * 1024, true);
+public record MessagingOptions(int inlineSize, long maxMessageSize, boolean remoteInvalidation, int sendWindow,
+        long sendWindowBytes) {
+    /** 4 KiB Sends, 16 MiB messages, remote invalidation allowed, a send window of 4096 messages or 1 MiB. */
+    public static final MessagingOptions DEFAULTS = new MessagingOptions(4096, 16L * 1024 * 1024, true, 4096,
+            1024 * 1024);
+
+    /** The largest {@link #sendWindow()}. */
+    public static final int MAX_SEND_WINDOW = 1 << 20;
 
     public MessagingOptions {
         RpcRdmaPrivateData.of(remoteInvalidation, inlineSize, inlineSize); // validates the size, naming the rule
@@ -26,18 +36,56 @@ public record MessagingOptions(int inlineSize, long maxMessageSize, boolean remo
             throw new IllegalArgumentException("maxMessageSize " + maxMessageSize + " must be from the inline size "
                     + inlineSize + " to " + (Integer.MAX_VALUE - 8) + " octets");
         }
+        if (sendWindow < 1 || sendWindow > MAX_SEND_WINDOW) {
+            throw new IllegalArgumentException("sendWindow " + sendWindow + " must be from 1 to " + MAX_SEND_WINDOW
+                    + " messages");
+        }
+        if (sendWindowBytes < inlineSize) {
+            throw new IllegalArgumentException("sendWindowBytes " + sendWindowBytes
+                    + " must be at least the inline size, " + inlineSize + " octets");
+        }
     }
 
+    /**
+     * These options with another inline size (and the largest message raised to it if smaller).
+     *
+     * @param size octets, 1024 to 262144, a multiple of 1024
+     * @return the new options
+     */
     public MessagingOptions withInlineSize(int size) {
-        return new MessagingOptions(size, Math.max(size, maxMessageSize), remoteInvalidation);
+        return new MessagingOptions(size, Math.max(size, maxMessageSize), remoteInvalidation, sendWindow,
+                Math.max(size, sendWindowBytes));
     }
 
+    /**
+     * These options with another largest message.
+     *
+     * @param size octets
+     * @return the new options
+     */
     public MessagingOptions withMaxMessageSize(long size) {
-        return new MessagingOptions(inlineSize, size, remoteInvalidation);
+        return new MessagingOptions(inlineSize, size, remoteInvalidation, sendWindow, sendWindowBytes);
     }
 
+    /**
+     * These options with remote invalidation allowed or not.
+     *
+     * @param allowed RFC 8797's R flag
+     * @return the new options
+     */
     public MessagingOptions withRemoteInvalidation(boolean allowed) {
-        return new MessagingOptions(inlineSize, maxMessageSize, allowed);
+        return new MessagingOptions(inlineSize, maxMessageSize, allowed, sendWindow, sendWindowBytes);
+    }
+
+    /**
+     * These options with another send window.
+     *
+     * @param messages messages requested and not yet sent, per {@code send}
+     * @param bytes their octets at most
+     * @return the new options
+     */
+    public MessagingOptions withSendWindow(int messages, long bytes) {
+        return new MessagingOptions(inlineSize, maxMessageSize, remoteInvalidation, messages, bytes);
     }
 
     /** RFC 8797's block first (where Linux looks for it), then the application's private data. */

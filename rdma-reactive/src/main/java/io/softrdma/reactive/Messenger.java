@@ -5,6 +5,7 @@ import io.netty.channel.EventLoop;
 import io.netty.util.collection.IntObjectHashMap;
 import io.softrdma.reactive.protocol.CreditWindow;
 import io.softrdma.reactive.protocol.LargeMessageDescriptor;
+import io.softrdma.reactive.protocol.MessageBatch;
 import io.softrdma.reactive.protocol.MessageHeader;
 import io.softrdma.reactive.protocol.MessageType;
 import io.softrdma.verbs.Access;
@@ -19,6 +20,7 @@ import io.softrdma.verbs.WorkCompletionStatus;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.function.Function;
+import java.util.function.IntConsumer;
 import org.reactivestreams.Publisher;
 import org.reactivestreams.Subscription;
 import reactor.core.publisher.BaseSubscriber;
@@ -48,6 +50,9 @@ final class Messenger {
      * every time (it is not in use while posted), so reposting a buffer allocates nothing.
      */
     static final long RECEIVE_TAG = 1L << 62;
+
+    /** For messages whose sending nobody waits for. */
+    private static final IntConsumer NOTHING = octets -> { };
 
     private final QueuePair qp;
     private final Operations operations;
@@ -86,13 +91,18 @@ final class Messenger {
     private int sendLimit;
     private boolean remoteInvalidation;
     private final long maxMessageSize;
+    private final int sendWindow;
+    private final long sendWindowBytes;
     private final ProtectionDomain pd;
     /** Regions lent to the peer with LARGE, by STag, until its READ_DONE (or Send with Invalidate). */
     private final IntObjectHashMap<Lent> lent = new IntObjectHashMap<>();
     private Throwable ended;
 
-    Messenger(ProtectionDomain pd, QueuePair qp, Operations operations, EventLoop loop, int slotSize,
-            long maxMessageSize) {
+    Messenger(ProtectionDomain pd, QueuePair qp, Operations operations, EventLoop loop, MessagingOptions options) {
+        int slotSize = options.inlineSize();
+        this.sendWindow = options.sendWindow();
+        this.sendWindowBytes = options.sendWindowBytes();
+        long maxMessageSize = options.maxMessageSize();
         this.pd = pd;
         this.maxMessageSize = maxMessageSize;
         this.qp = qp;
@@ -136,14 +146,15 @@ final class Messenger {
         final MessageType type;
         final int correlationId;
         final ByteBuf payload;
-        final Runnable onSent;
+        /** Told the message's length when its Send is complete (for LARGE: when the peer released it). */
+        final IntConsumer onSent;
         /** For LARGE: the inner type and the lent region. */
         MessageType innerType;
         Lent region;
         /** For a READ_DONE that may invalidate remotely: the STag; 0 for none. */
         int invalidateStag;
 
-        Outgoing(MessageType type, int correlationId, ByteBuf payload, Runnable onSent) {
+        Outgoing(MessageType type, int correlationId, ByteBuf payload, IntConsumer onSent) {
             this.type = type;
             this.correlationId = correlationId;
             this.payload = payload;
@@ -155,9 +166,9 @@ final class Messenger {
     private static final class Lent {
         final MemoryRegion region;
         final ByteBuf memory;
-        final Runnable onReleased;
+        final IntConsumer onReleased;
 
-        Lent(MemoryRegion region, ByteBuf memory, Runnable onReleased) {
+        Lent(MemoryRegion region, ByteBuf memory, IntConsumer onReleased) {
             this.region = region;
             this.memory = memory;
             this.onReleased = onReleased;
@@ -175,7 +186,7 @@ final class Messenger {
      * copy into direct memory) for the peer to RDMA Read, and announced with LARGE. {@code onReleased}
      * runs when the peer says it has read it.
      */
-    private Outgoing large(MessageType innerType, int correlationId, ByteBuf message, Runnable onReleased) {
+    private Outgoing large(MessageType innerType, int correlationId, ByteBuf message, IntConsumer onReleased) {
         ByteBuf direct = message;
         if (!message.isDirect()) {
             direct = message.alloc().directBuffer(message.readableBytes());
@@ -184,13 +195,13 @@ final class Messenger {
         }
         MemoryRegion region = pd.register(direct, java.util.Set.of(Access.REMOTE_READ));
         Outgoing o = new Outgoing(MessageType.LARGE, innerType == MessageType.DATA ? 0 : correlationId, null,
-                () -> { });
+                NOTHING);
         o.innerType = innerType;
         o.region = new Lent(region, direct, onReleased);
         return o;
     }
 
-    private Outgoing message(MessageType type, int correlationId, ByteBuf payload, Runnable onSent) {
+    private Outgoing message(MessageType type, int correlationId, ByteBuf payload, IntConsumer onSent) {
         if (payload != null && payload.readableBytes() > sendLimit) {
             return large(type, correlationId, payload, onSent);
         }
@@ -206,11 +217,27 @@ final class Messenger {
         });
     }
 
-    /** Requests messages only as fast as they leave: at most the send slots' count is queued. */
+    /**
+     * Requests messages only as fast as they leave: it keeps {@code min(sendWindow, sendWindowBytes / average
+     * message size)} messages requested and not yet sent, asking again when a quarter of that is free (as
+     * Reactor's {@code limitRate} does), and starts with one message, to learn their size. Messages reach the
+     * event loop through a bounded single-producer queue (Reactive Streams serialises onNext) drained by one
+     * task at a time, so a message costs no task of its own, and order holds whichever thread emits.
+     */
     private final class SendSubscriber extends BaseSubscriber<ByteBuf> {
         private final MonoSink<Void> sink;
-        private final Runnable onSent = this::sent;
+        private final IntConsumer onSent = this::sent;
+        /** Bounded by the requests made; linked in small arrays, so that a send of one message stays cheap. */
+        private final java.util.Queue<ByteBuf> arrived = reactor.util.concurrent.Queues.<ByteBuf>unbounded(64).get();
+        private final java.util.concurrent.atomic.AtomicInteger wip = new java.util.concurrent.atomic.AtomicInteger();
+        private final Runnable drain = this::drain;
+        /** Requested from the publisher and not yet arrived; the first request is made before subscribing. */
+        private long outstanding = 1;
+        /** Arrived and not yet sent (or, for a LARGE message, not yet released by the peer). */
         private int inFlight;
+        private long bytesInFlight;
+        /** A running average of the messages' lengths, 1 at least; 0 until the first arrives. */
+        private int averageLength;
         private boolean complete;
         private boolean failed;
 
@@ -227,45 +254,86 @@ final class Messenger {
                     senders.add(this);
                 }
             });
-            subscription.request(Math.max(1, freeSendsCapacity()));
+            subscription.request(1);
         }
 
         @Override
         protected void hookOnNext(ByteBuf message) {
-            // Always through the loop's task queue, even on the loop: a publisher that emitted some
-            // messages from another thread (queued) and then more on the loop must not reorder them.
-            loop.execute(() -> next(message));
+            if (!arrived.offer(message)) {
+                // More than requested: a publisher that broke Reactive Streams rule 1.1.
+                message.release();
+                onError(reactor.core.Exceptions.failWithOverflow("send(): more messages than requested"));
+                return;
+            }
+            if (wip.getAndIncrement() == 0) {
+                // Always through the loop's task queue, even on the loop: a completion callback that asks
+                // for more must not re-enter the send path it was called from.
+                loop.execute(drain);
+            }
+        }
+
+        /** On the loop: takes in whatever arrived, then stops until a message arrives again. */
+        private void drain() {
+            int missed = 1;
+            do {
+                ByteBuf m;
+                while ((m = arrived.poll()) != null) {
+                    next(m);
+                }
+                missed = wip.addAndGet(-missed);
+            } while (missed != 0);
+            replenish();
         }
 
         private void next(ByteBuf message) {
+            outstanding--;
             if (failed) {
                 message.release();
                 return;
             }
-            if (ended != null || message.readableBytes() > maxMessageSize) {
-                fail(ended != null ? ended : new IllegalArgumentException("a message of "
-                        + message.readableBytes() + " octets exceeds the largest of " + maxMessageSize
-                        + " (maxMessageSize)"));
+            int n = message.readableBytes();
+            if (ended != null || n > maxMessageSize) {
+                fail(ended != null ? ended : new IllegalArgumentException("a message of " + n
+                        + " octets exceeds the largest of " + maxMessageSize + " (maxMessageSize)"));
                 message.release();
                 return;
             }
             inFlight++;
+            bytesInFlight += n;
+            averageLength = averageLength == 0 ? Math.max(1, n) : Math.max(1, (int) ((7L * averageLength + n) / 8));
             enqueue(message(MessageType.DATA, 0, message, onSent));
         }
 
-        private void sent() {
+        private void sent(int octets) {
             inFlight--;
+            bytesInFlight -= octets;
             if (complete && inFlight == 0 && !failed) {
                 senders.remove(this);
                 sink.success();
-            } else if (!complete) {
-                request(1);
+            } else {
+                replenish();
+            }
+        }
+
+        private void replenish() {
+            if (complete || failed || averageLength == 0) {
+                return;
+            }
+            long window = Math.min(sendWindow, Math.max(1, sendWindowBytes / averageLength));
+            long room = window - outstanding - inFlight;
+            if (room > 0 && room >= window / 4) {
+                outstanding += room;
+                request(room);
             }
         }
 
         @Override
         protected void hookOnComplete() {
             loop.execute(() -> {
+                ByteBuf m;
+                while ((m = arrived.poll()) != null) {
+                    next(m); // whatever onNext queued came first; the scheduled drain finds the queue empty
+                }
                 complete = true;
                 if (inFlight == 0 && !failed) {
                     senders.remove(this);
@@ -285,12 +353,12 @@ final class Messenger {
                 senders.remove(this);
                 cancel();
                 sink.error(t);
+                ByteBuf m;
+                while ((m = arrived.poll()) != null) {
+                    m.release(); // queued before the failure; whatever comes later, next() releases
+                }
             }
         }
-    }
-
-    private int freeSendsCapacity() {
-        return Math.max(1, qp.config().sendQueueDepth() / 2);
     }
 
     /** Sends {@code request} and completes with the peer's response (correlated). Any thread. */
@@ -315,7 +383,7 @@ final class Messenger {
             // The response needs a posted buffer: one more unit of demand.
             window.demand(1);
             postReceives();
-            enqueue(message(MessageType.REQUEST, id, request, () -> { }));
+            enqueue(message(MessageType.REQUEST, id, request, NOTHING));
         }));
     }
 
@@ -353,20 +421,22 @@ final class Messenger {
             } else {
                 MessageHeader.write(memory, offset, o.type, 0, window.takeGrant(), o.correlationId);
             }
-            if (o.payload != null) {
+            slot.add(o.onSent, o.payload == null ? 0 : o.payload.readableBytes());
+            if (o.type == MessageType.DATA && batches(o, outbound.peek())) {
+                length = packBatch(o, slot, memory, offset);
+            } else if (o.payload != null) {
                 int n = o.payload.readableBytes();
                 memory.setBytes(offset + MessageHeader.LENGTH, o.payload, o.payload.readerIndex(), n);
                 length += n;
                 o.payload.release();
             }
-            slot.onSent = o.onSent;
             long wrId = operations.add(slot);
             try {
                 SendWorkRequest wr = SendWorkRequest.send(wrId, new ScatterGatherEntry(sendArena, offset, length));
                 qp.postSend(o.invalidateStag != 0 ? wr.withInvalidate(o.invalidateStag) : wr);
             } catch (RuntimeException e) {
                 operations.remove(wrId);
-                freeSends.add(slot);
+                slot.fail(e);
                 end(e);
                 return;
             }
@@ -374,11 +444,41 @@ final class Messenger {
         maybeUpdateCredits();
     }
 
+    /** Whether {@code first} and {@code next}, both queued, fit one Send as a BATCH. */
+    private boolean batches(Outgoing first, Outgoing next) {
+        return next != null && next.type == MessageType.DATA && next.payload != null
+                && MessageBatch.entryLength(first.payload.readableBytes())
+                        + MessageBatch.entryLength(next.payload.readableBytes()) <= sendLimit;
+    }
+
+    /**
+     * Packs {@code first} and the DATA messages queued right behind it, as many as fit the send inline
+     * threshold, into one BATCH (docs/protocol.md): the header, already written with {@code first}'s grant,
+     * becomes a BATCH header with the count. Returns the Send's length.
+     */
+    private int packBatch(Outgoing first, SendSlot slot, ByteBuf memory, int offset) {
+        int end = offset + MessageHeader.LENGTH + sendLimit;
+        int at = MessageBatch.writeEntry(memory, offset + MessageHeader.LENGTH, first.payload);
+        first.payload.release();
+        int count = 1;
+        Outgoing next;
+        while ((next = outbound.peek()) != null && next.type == MessageType.DATA && next.payload != null
+                && at + MessageBatch.entryLength(next.payload.readableBytes()) <= end) {
+            outbound.poll();
+            slot.add(next.onSent, next.payload.readableBytes());
+            at = MessageBatch.writeEntry(memory, at, next.payload);
+            next.payload.release();
+            count++;
+        }
+        MessageHeader.write(memory, offset, MessageType.BATCH, 0, MessageHeader.credits(memory, offset), count);
+        return at - offset;
+    }
+
     /** A standalone credit update, only when the window says it is needed. */
     private void maybeUpdateCredits() {
         boolean other = !outbound.isEmpty() && window.canAcquire(outbound.peek().type) && !freeSends.isEmpty();
         if (ended == null && !freeSends.isEmpty() && window.standaloneUpdateNeeded(other)) {
-            outbound.addFirst(new Outgoing(MessageType.CREDIT, 0, null, () -> { }));
+            outbound.addFirst(new Outgoing(MessageType.CREDIT, 0, null, NOTHING));
             pumpSends();
         }
     }
@@ -386,26 +486,45 @@ final class Messenger {
     /** One send slot; free again once its Send completed (RFC 5040 §5.5 rule 14). */
     private final class SendSlot implements Operations.Pending {
         final int index;
-        Runnable onSent;
+        /** Whom to tell when the Send is complete, and of how many octets: one for each message it carries. */
+        private IntConsumer[] onSent = new IntConsumer[4];
+        private int[] octets = new int[4];
+        private int messages;
 
         SendSlot(int index) {
             this.index = index;
         }
 
+        void add(IntConsumer c, int length) {
+            if (messages == onSent.length) {
+                onSent = java.util.Arrays.copyOf(onSent, messages * 2);
+                octets = java.util.Arrays.copyOf(octets, messages * 2);
+            }
+            onSent[messages] = c;
+            octets[messages++] = length;
+        }
+
         @Override
         public void complete(WorkCompletion c) {
+            int n = messages;
+            messages = 0;
             freeSends.add(this);
             if (c.status() != WorkCompletionStatus.SUCCESS) {
+                java.util.Arrays.fill(onSent, 0, n, null);
                 return; // the session ends with the queue pair's close cause
             }
-            Runnable r = onSent;
-            onSent = null;
-            r.run();
+            for (int i = 0; i < n; i++) {
+                IntConsumer sent = onSent[i];
+                onSent[i] = null;
+                sent.accept(octets[i]);
+            }
             pumpSends();
         }
 
         @Override
         public void fail(Throwable cause) {
+            java.util.Arrays.fill(onSent, 0, messages, null);
+            messages = 0;
             freeSends.add(this);
         }
     }
@@ -507,7 +626,7 @@ final class Messenger {
                 ByteBuf message = sink.buffer().retainedSlice(0, (int) d.length());
                 sink.close();
                 // RFC 8797 §4.1: with both R flags set, the READ_DONE invalidates the lent STag remotely.
-                Outgoing done = new Outgoing(MessageType.READ_DONE, d.stag(), null, () -> { });
+                Outgoing done = new Outgoing(MessageType.READ_DONE, d.stag(), null, NOTHING);
                 done.invalidateStag = remoteInvalidation ? d.stag() : 0;
                 enqueue(done);
                 deliver(inner, correlationId, message);
@@ -536,7 +655,7 @@ final class Messenger {
         if (l != null) {
             window.releaseReceived();
             l.close();
-            l.onReleased.run();
+            l.onReleased.accept(l.memory.readableBytes());
         }
     }
 
@@ -631,7 +750,7 @@ final class Messenger {
             return;
         }
         window.grant(MessageHeader.credits(memory, offset));
-        window.received(type);
+        window.received(type, type == MessageType.BATCH ? MessageHeader.correlationId(memory, offset) : 1);
         int correlationId = MessageHeader.correlationId(memory, offset);
         if (slot.invalidatedStag != 0) {
             // RFC 8797 §4.1: the peer's Send with Invalidate released a region this side lent.
@@ -660,6 +779,7 @@ final class Messenger {
                 readLarge(inner, correlationId, d);
             }
             case DATA, REQUEST, RESPONSE, ERROR -> deliver(type, correlationId, slot.view());
+            case BATCH -> deliverBatch(slot, correlationId);
             default -> {
                 freeReceives.add(slot);
                 end(new IllegalStateException("an unexpected " + type + " message arrived"));
@@ -669,6 +789,25 @@ final class Messenger {
         }
         postReceives();
         pumpSends();
+    }
+
+    /**
+     * Hands on each message of a BATCH as a slice of the slot's view: the slot goes back once every one of them
+     * is released (they share the view's reference count).
+     */
+    private void deliverBatch(ReceiveSlot slot, int count) {
+        ByteBuf memory = receiveArena.buffer();
+        int base = slot.index * slotSize;
+        ByteBuf view = slot.view();
+        if (count > 1) {
+            view.retain(count - 1);
+        }
+        int at = MessageHeader.LENGTH;
+        for (int i = 0; i < count; i++) {
+            int n = MessageBatch.messageLength(memory, base + at);
+            deliver(MessageType.DATA, 0, view.slice(at + MessageBatch.ENTRY_HEADER, n));
+            at += MessageBatch.entryLength(n);
+        }
     }
 
     private void drainHeldRequests() {
@@ -703,7 +842,7 @@ final class Messenger {
         window.demand(1);
         drainHeldRequests();
         postReceives();
-        enqueue(message(type, id, payload, () -> { }));
+        enqueue(message(type, id, payload, NOTHING));
     }
 
     /** Messages received and not yet taken. Any thread (a racy snapshot). */

@@ -35,8 +35,7 @@ record SessionResources(ProtectionDomain pd, CompletionQueue cq, QueuePair qp, O
         QueuePair qp = pd.createQueuePair(shape.withCompletionQueues(cq, cq));
         // Receives do not go through the table (Messenger.RECEIVE_TAG): sends, Writes and Reads do.
         Operations operations = new Operations(shape.sendQueueDepth());
-        Messenger messenger = new Messenger(pd, qp, operations, loop, messaging.inlineSize(),
-                messaging.maxMessageSize());
+        Messenger messenger = new Messenger(pd, qp, operations, loop, messaging);
         messenger.start();
         return new SessionResources(pd, cq, qp, operations, messenger);
     }

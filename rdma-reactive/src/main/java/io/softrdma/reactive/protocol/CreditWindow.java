@@ -323,6 +323,26 @@ public final class CreditWindow {
      *         bug
      */
     public void received(MessageType type) {
+        received(type, 1);
+    }
+
+    /**
+     * Records a Send received into one of the posted buffers that carries {@code messages} data messages (a
+     * {@code BATCH}); each is held until {@link #delivered()}. Holding counts messages, not buffers, so a
+     * batch holds back the posting of new buffers until its messages are delivered: what a peer may run
+     * ahead of demand stays one Send, whatever it packs, and a buffer is never counted free while a message
+     * in it waits.
+     *
+     * @param type the received message's type
+     * @param messages the data messages the Send carries: 1, or a {@code BATCH}'s count; ignored for a control
+     *        message
+     * @throws IllegalArgumentException if {@code messages} is below 1, or above 1 for a type other than BATCH
+     * @throws IllegalStateException if no buffer was posted (see {@link #received(MessageType)})
+     */
+    public void received(MessageType type, int messages) {
+        if (messages < 1 || (messages > 1 && type != MessageType.BATCH)) {
+            throw new IllegalArgumentException("a " + type + " carries 1 message, not " + messages);
+        }
         if (posted == 0) {
             throw new IllegalStateException("a " + type + " was received with no receive buffer posted; the queue"
                     + " pair would have terminated the stream (RFC 5041 §7.2, no buffer available) (" + this + ")");
@@ -332,7 +352,7 @@ public final class CreditWindow {
         if (type.isControl()) {
             controlToRepost++;
         } else {
-            held++;
+            held = held + messages < 0 ? Integer.MAX_VALUE : held + messages;
         }
     }
 

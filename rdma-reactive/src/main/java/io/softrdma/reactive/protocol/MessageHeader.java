@@ -24,8 +24,9 @@ import io.softrdma.RdmaException;
  *   <li><b>credits</b>: receive buffers the sender of this header posted for its peer since its previous grant, a
  *       delta of 0 to 65535 ({@link CreditWindow}).</li>
  *   <li><b>correlation id</b>: for {@code REQUEST}, {@code RESPONSE}, {@code ERROR} and a {@code LARGE} request or
- *       response, the requester's id of the exchange; for {@code READ_DONE}, the STag of the region read; zero for
- *       {@code DATA}, {@code CREDIT} and a {@code LARGE} stream message.</li>
+ *       response, the requester's id of the exchange; for {@code READ_DONE}, the STag of the region read; for
+ *       {@code BATCH}, the number of messages it carries (1 or more); zero for {@code DATA}, {@code CREDIT} and a
+ *       {@code LARGE} stream message.</li>
  * </ul>
  *
  * <p>A flyweight codec: static methods that read and write a header at an absolute index of a {@link ByteBuf},
@@ -146,7 +147,7 @@ public final class MessageHeader {
         int code = typeCode(buf, index);
         MessageType type = MessageType.fromCode(code);
         if (type == null) {
-            throw new ProtocolException("unknown message type " + code + " (known: 1 DATA to 7 ERROR) in header "
+            throw new ProtocolException("unknown message type " + code + " (known: 1 DATA to 8 BATCH) in header "
                     + hex(buf, index, LENGTH));
         }
         return type;
@@ -236,6 +237,8 @@ public final class MessageHeader {
             } else if (type == MessageType.LARGE && payload != LargeMessageDescriptor.LENGTH) {
                 error = "a LARGE message's payload is a " + LargeMessageDescriptor.LENGTH
                         + "-octet descriptor, not " + payload + " octets";
+            } else if (type == MessageType.BATCH) {
+                error = MessageBatch.error(buf, index + LENGTH, payload, correlationId(buf, index));
             }
         }
         if (error != null) {
@@ -280,6 +283,10 @@ public final class MessageHeader {
         if (mustBeZero && correlationId != 0) {
             return String.format("a %s message's correlation id must be zero, not 0x%08x",
                     type == MessageType.LARGE ? "LARGE DATA" : type.name(), correlationId);
+        }
+        if (type == MessageType.BATCH && correlationId < 1) {
+            return String.format("a BATCH message's correlation id counts its messages, 1 or more, not 0x%08x",
+                    correlationId);
         }
         return null;
     }

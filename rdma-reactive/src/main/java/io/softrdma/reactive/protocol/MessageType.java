@@ -8,7 +8,8 @@ package io.softrdma.reactive.protocol;
  * The types split in two for flow control ({@link CreditWindow}):
  * <ul>
  *   <li><em>data messages</em> — {@link #DATA}, {@link #REQUEST}, {@link #RESPONSE}, {@link #LARGE},
- *       {@link #ERROR} — are handed to a consumer and use up one unit of its demand;</li>
+ *       {@link #ERROR} — are handed to a consumer and use up one unit of its demand ({@link #BATCH}: one unit
+ *       for each message it carries);</li>
  *   <li><em>control messages</em> — {@link #CREDIT}, {@link #READ_DONE} — are consumed by the session
  *       itself: their receive buffer is reposted at once and they use up no demand.</li>
  * </ul>
@@ -39,9 +40,14 @@ public enum MessageType {
      */
     READ_DONE(6),
     /** 7: answers a {@link #REQUEST} with an error; the payload is a UTF-8 message. */
-    ERROR(7);
+    ERROR(7),
+    /**
+     * 8: several stream messages in one Send, as {@link MessageBatch} entries; the correlation id field holds
+     * their count. Each entry is handed to {@code receive()} as one {@link #DATA} message would be.
+     */
+    BATCH(8);
 
-    private static final MessageType[] BY_CODE = new MessageType[8];
+    private static final MessageType[] BY_CODE = new MessageType[9];
 
     static {
         for (MessageType t : values()) {
@@ -58,7 +64,7 @@ public enum MessageType {
     /**
      * The value of the header's type octet.
      *
-     * @return 1 to 7
+     * @return 1 to 8
      */
     public int code() {
         return code;

@@ -104,6 +104,38 @@ class CreditWindowTest {
     }
 
     @Test
+    void aBatchHoldsOneBufferButCountsEachMessageAgainstDemand() {
+        CreditWindow w = connected(8);
+        w.demand(3);
+        w.posted(w.buffersToPost());
+        assertThat(w.postedBuffers()).isEqualTo(5);
+        w.received(MessageType.BATCH, 6);
+        assertThat(w.heldMessages()).isEqualTo(6);
+        assertThat(w.postedBuffers()).isEqualTo(4);
+        assertThat(w.buffersToPost()).as("held messages beyond demand hold back new buffers").isZero();
+        w.delivered();
+        w.delivered();
+        w.delivered();
+        assertThat(w.outstandingDemand()).isZero();
+        assertThat(w.heldMessages()).isEqualTo(3);
+        assertThatThrownBy(w::delivered).as("no demand for the rest").isInstanceOf(IllegalStateException.class);
+        w.demand(10);
+        for (int i = 0; i < 3; i++) {
+            w.delivered();
+        }
+        assertThat(w.buffersToPost()).as("min(7 + 2, 8) - 4 posted").isEqualTo(4);
+    }
+
+    @Test
+    void onlyABatchCarriesMoreThanOneMessage() {
+        CreditWindow w = connected(4);
+        assertThatThrownBy(() -> w.received(MessageType.DATA, 2)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("a DATA carries 1 message, not 2");
+        assertThatThrownBy(() -> w.received(MessageType.BATCH, 0)).isInstanceOf(IllegalArgumentException.class);
+        assertThat(w.postedBuffers()).as("nothing recorded").isEqualTo(2);
+    }
+
+    @Test
     void largeFiniteDemandSaturatesInsteadOfOverflowing() {
         CreditWindow w = connected(4);
         w.demand(Long.MAX_VALUE - 1);

@@ -35,19 +35,20 @@ class MessageHeaderTest {
         return switch (type) {
             case CREDIT, READ_DONE -> 0;
             case LARGE -> LargeMessageDescriptor.LENGTH;
+            case BATCH -> MessageBatch.ENTRY_HEADER; // one empty message
             default -> 5;
         };
     }
 
     @Test
     void theCodesAreTheWireValues() {
-        assertThat(MessageType.values()).extracting(MessageType::code).containsExactly(1, 2, 3, 4, 5, 6, 7);
+        assertThat(MessageType.values()).extracting(MessageType::code).containsExactly(1, 2, 3, 4, 5, 6, 7, 8);
         assertThat(MessageType.values()).extracting(MessageType::name)
-                .containsExactly("DATA", "REQUEST", "RESPONSE", "CREDIT", "LARGE", "READ_DONE", "ERROR");
+                .containsExactly("DATA", "REQUEST", "RESPONSE", "CREDIT", "LARGE", "READ_DONE", "ERROR", "BATCH");
         for (MessageType t : MessageType.values()) {
             assertThat(MessageType.fromCode(t.code())).isSameAs(t);
         }
-        for (int code : new int[] {-1, 0, 8, 9, 127, 255, 256}) {
+        for (int code : new int[] {-1, 0, 9, 10, 127, 255, 256}) {
             assertThat(MessageType.fromCode(code)).as("code %d", code).isNull();
         }
     }
@@ -82,7 +83,11 @@ class MessageHeaderTest {
     @EnumSource(MessageType.class)
     void everyTypeRoundTripsAtAnAbsoluteIndexWithoutMovingTheBuffersIndices(MessageType type) {
         int index = 13;
-        int correlation = type == MessageType.DATA || type == MessageType.CREDIT ? 0 : 0xCAFE_F00D;
+        int correlation = switch (type) {
+            case DATA, CREDIT -> 0;
+            case BATCH -> 1; // its count
+            default -> 0xCAFE_F00D;
+        };
         int flags = type == MessageType.LARGE ? MessageHeader.largeFlags(MessageType.REQUEST) : 0;
         withBuffer(64, buf -> {
             buf.readerIndex(3).writerIndex(40);
@@ -134,7 +139,7 @@ class MessageHeaderTest {
     }
 
     @ParameterizedTest
-    @ValueSource(ints = {0, 8, 9, 100, 255})
+    @ValueSource(ints = {0, 9, 10, 100, 255})
     void anUnknownTypeIsAProtocolErrorNamingIt(int code) {
         withBuffer(8, buf -> {
             bytes(buf, 0, String.format("%02x", code) + "00" + "0001" + "00000000");
