@@ -68,7 +68,16 @@ final class Messenger {
     /** The send() subscribers not yet terminated: a session that ends fails each of them. */
     private final java.util.Set<SendSubscriber> senders = new java.util.HashSet<>();
     /** Data messages received before the subscriber asked for them (at most the window's reserve). */
-    private final ArrayDeque<ByteBuf> heldData = new ArrayDeque<>();
+    /**
+     * Stream messages received and not yet handed on, in the order of their Sends: a {@link ByteBuf}, or a
+     * {@link LargeArrival} whose RDMA Read may still be running — nothing behind it overtakes it.
+     */
+    private final ArrayDeque<Object> heldData = new ArrayDeque<>();
+
+    /** A LARGE stream message's place in {@link #heldData}; its message once RDMA-Read. */
+    private static final class LargeArrival {
+        ByteBuf message;
+    }
     private final ArrayDeque<HeldRequest> heldRequests = new ArrayDeque<>();
     private final IntObjectHashMap<PendingRequest> requests = new IntObjectHashMap<>();
 
@@ -93,6 +102,15 @@ final class Messenger {
     private final long maxMessageSize;
     private final int sendWindow;
     private final long sendWindowBytes;
+    /** RDMA Reads of LARGE messages posted at most (their share of the send queue); the rest wait here. */
+    private final int largeReadLimit;
+    private int largeReads;
+    private final ArrayDeque<PendingLarge> pendingLarge = new ArrayDeque<>();
+
+    /** A LARGE message announced and not yet being read. */
+    private record PendingLarge(MessageType inner, int correlationId, LargeMessageDescriptor descriptor,
+            LargeArrival arrival) {
+    }
     private final ProtectionDomain pd;
     /** Regions lent to the peer with LARGE, by STag, until its READ_DONE (or Send with Invalidate). */
     private final IntObjectHashMap<Lent> lent = new IntObjectHashMap<>();
@@ -110,7 +128,8 @@ final class Messenger {
         this.loop = loop;
         this.slotSize = slotSize;
         int receiveDepth = qp.config().receiveQueueDepth();
-        int sendDepth = Math.max(1, qp.config().sendQueueDepth() / 2);
+        int sendDepth = SessionResources.messageSends(qp.config().sendQueueDepth());
+        this.largeReadLimit = SessionResources.largeMessageReads(qp.config().sendQueueDepth());
         this.window = new CreditWindow(Math.min(receiveDepth, CreditWindow.MAX_RECEIVE_QUEUE_DEPTH));
         this.receiveArena = pd.allocate(receiveDepth * slotSize, Access.of(Access.LOCAL_WRITE));
         this.sendArena = pd.allocate(sendDepth * slotSize, Access.of(Access.LOCAL_WRITE));
@@ -563,8 +582,19 @@ final class Messenger {
     }
 
     private void drainHeldData() {
-        while (receiverDemand > 0 && !heldData.isEmpty() && receiver != null) {
-            deliverData(heldData.poll());
+        Object head;
+        while (receiverDemand > 0 && receiver != null && (head = heldData.peek()) != null) {
+            ByteBuf message;
+            if (head instanceof LargeArrival large) {
+                if (large.message == null) {
+                    return; // still being read: what came after it waits
+                }
+                message = large.message;
+            } else {
+                message = (ByteBuf) head;
+            }
+            heldData.poll();
+            deliverData(message);
         }
     }
 
@@ -584,7 +614,7 @@ final class Messenger {
     private void deliver(MessageType type, int correlationId, ByteBuf message) {
         switch (type) {
             case DATA -> {
-                if (receiver != null && receiverDemand > 0) {
+                if (receiver != null && receiverDemand > 0 && heldData.isEmpty()) {
                     deliverData(message);
                 } else {
                     heldData.add(message);
@@ -614,14 +644,24 @@ final class Messenger {
     }
 
     /** RDMA-Reads a LARGE message's region (at most ORD at a time: the queue pair holds the rest back). */
-    private void readLarge(MessageType inner, int correlationId, LargeMessageDescriptor d) {
+    private void readLarge(MessageType inner, int correlationId, LargeMessageDescriptor d, LargeArrival arrival) {
+        if (largeReads >= largeReadLimit) {
+            pendingLarge.add(new PendingLarge(inner, correlationId, d, arrival));
+            return;
+        }
+        largeReads++;
         MemoryRegion sink = pd.allocate((int) d.length(), Access.of(Access.LOCAL_WRITE));
         Operations.Pending read = new Operations.Pending() {
             @Override
             public void complete(WorkCompletion c) {
+                largeReads--;
                 if (c.status() != WorkCompletionStatus.SUCCESS) {
                     sink.close();
                     return; // the session ends with the queue pair's close cause
+                }
+                PendingLarge next = pendingLarge.poll();
+                if (next != null) {
+                    readLarge(next.inner(), next.correlationId(), next.descriptor(), next.arrival());
                 }
                 ByteBuf message = sink.buffer().retainedSlice(0, (int) d.length());
                 sink.close();
@@ -629,13 +669,21 @@ final class Messenger {
                 Outgoing done = new Outgoing(MessageType.READ_DONE, d.stag(), null, NOTHING);
                 done.invalidateStag = remoteInvalidation ? d.stag() : 0;
                 enqueue(done);
-                deliver(inner, correlationId, message);
+                if (ended != null) {
+                    message.release();
+                } else if (arrival != null) {
+                    arrival.message = message;
+                    drainHeldData();
+                } else {
+                    deliver(inner, correlationId, message);
+                }
                 postReceives();
                 pumpSends();
             }
 
             @Override
             public void fail(Throwable cause) {
+                largeReads--;
                 sink.close();
             }
         };
@@ -644,6 +692,7 @@ final class Messenger {
             qp.postSend(SendWorkRequest.read(wrId, ScatterGatherEntry.of(sink), d.toRemoteMemory()));
         } catch (RuntimeException e) {
             operations.remove(wrId);
+            largeReads--;
             sink.close();
             end(e);
         }
@@ -776,7 +825,12 @@ final class Messenger {
                     return;
                 }
                 freeReceives.add(slot);
-                readLarge(inner, correlationId, d);
+                LargeArrival arrival = null;
+                if (inner == MessageType.DATA) {
+                    arrival = new LargeArrival();
+                    heldData.add(arrival); // its place in the stream, kept while it is read
+                }
+                readLarge(inner, correlationId, d, arrival);
             }
             case DATA, REQUEST, RESPONSE, ERROR -> deliver(type, correlationId, slot.view());
             case BATCH -> deliverBatch(slot, correlationId);
@@ -877,12 +931,21 @@ final class Messenger {
         senders.clear();
         requests.forEach((id, pending) -> pending.sink.error(cause));
         requests.clear();
-        heldData.forEach(ByteBuf::release);
+        for (Object held : heldData) {
+            if (held instanceof LargeArrival large) {
+                if (large.message != null) {
+                    large.message.release();
+                }
+            } else {
+                ((ByteBuf) held).release();
+            }
+        }
         heldData.clear();
         heldRequests.forEach(r -> r.message().release());
         heldRequests.clear();
         lent.forEach((stag, l) -> l.close());
         lent.clear();
+        pendingLarge.clear(); // the peer's regions, not read: nothing of this side's to release
         if (receiver != null) {
             receiver.error(cause);
             receiver = null;

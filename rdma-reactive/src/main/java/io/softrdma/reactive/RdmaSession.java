@@ -50,6 +50,11 @@ public final class RdmaSession implements Disposable {
     private final EventLoop loop;
     private final Operations operations;
     private final CompletableFuture<Void> ended = new CompletableFuture<>();
+    /** Writes and Reads the application subscribed to while its share of the send queue was full, in order. */
+    private final java.util.ArrayDeque<OperationSink<?>> waiting = new java.util.ArrayDeque<>();
+    /** The application's share of the send queue ({@link SessionResources#applicationOperations}). */
+    private final int applicationLimit;
+    private int applicationOperations;
     private final Mono<Void> onDispose;
     private final CompletionQueue.Handler dispatch;
 
@@ -63,6 +68,7 @@ public final class RdmaSession implements Disposable {
         this.cq = resources.cq();
         this.loop = connection.channel().eventLoop();
         this.operations = resources.operations();
+        this.applicationLimit = SessionResources.applicationOperations(resources.qp().config().sendQueueDepth());
         this.messenger = resources.messenger();
         messenger.negotiated(rdma.rpcRdma().sendInlineThreshold(), rdma.rpcRdma().remoteInvalidation());
         this.dispatch = this::dispatch;
@@ -163,7 +169,10 @@ public final class RdmaSession implements Disposable {
     /**
      * RDMA-Reads all of {@code remote} into newly allocated direct memory, which the returned buffer
      * is (release it when done). Completes when the Read Response is placed (RFC 5040 §5.5 rule 19).
-     * At most {@link #ord()} Reads are outstanding on the wire; more wait in the send queue.
+     * At most {@link #ord()} Reads are outstanding on the wire; more wait in the send queue, and beyond
+     * the application's share of the send queue (a quarter of {@code sendQueueDepth} and more: half goes
+     * to messages, a quarter to the Reads of large messages) Writes and Reads wait in the session, in
+     * order. A cancelled operation that is still waiting is dropped; a posted one finishes on the wire.
      */
     public Mono<ByteBuf> read(RemoteMemory remote) {
         Objects.requireNonNull(remote, "remote");
@@ -272,6 +281,7 @@ public final class RdmaSession implements Disposable {
                 messenger.receiveCompleted(c);
             } else {
                 operations.complete(c);
+                postWaiting();
             }
         } catch (RuntimeException e) {
             if (!ended.isDone()) {
@@ -279,6 +289,16 @@ public final class RdmaSession implements Disposable {
                 operations.failAll(e);
                 qp.close();
             }
+        }
+    }
+
+    /** Posts the operations that waited for room in the send queue, in order, while there is room. */
+    private void postWaiting() {
+        OperationSink<?> op;
+        while (applicationOperations < applicationLimit && (op = waiting.poll()) != null) {
+            Function<Long, SendWorkRequest> build = op.build;
+            op.build = null;
+            op.postNow(build);
         }
     }
 
@@ -302,6 +322,10 @@ public final class RdmaSession implements Disposable {
         Throwable failure = cause != null ? cause : new CancellationException("the RDMA session was closed");
         messenger.end(failure);
         operations.failAll(failure);
+        OperationSink<?> op;
+        while ((op = waiting.poll()) != null) {
+            op.fail(failure);
+        }
         if (cause == null) {
             ended.complete(null);
         } else {
@@ -317,6 +341,10 @@ public final class RdmaSession implements Disposable {
         private final MemoryRegion region;
         private final ByteBuf owned;
         private volatile boolean cancelled;
+        /** Whether it holds an entry of the send queue (posted, not yet completed or failed). */
+        private boolean posted;
+        /** While waiting for room in the send queue: the work request to post. */
+        private Function<Long, SendWorkRequest> build;
 
         OperationSink(MonoSink<T> sink, MemoryRegion region, ByteBuf owned) {
             this.sink = sink;
@@ -329,13 +357,27 @@ public final class RdmaSession implements Disposable {
         }
 
         void post(Function<Long, SendWorkRequest> build) {
-            if (ended.isDone() || !operations.hasRoom()) {
-                fail(ended.isDone() ? new IllegalStateException("the RDMA session has ended")
-                        : new IllegalStateException(operations.inUse() + " operations are outstanding, the send"
-                                + " queue's depth (QueuePairConfig.sendQueueDepth): wait for completions"));
+            if (ended.isDone()) {
+                fail(new IllegalStateException("the RDMA session has ended"));
+                return;
+            }
+            if (applicationOperations >= applicationLimit || !waiting.isEmpty()) {
+                // The send queue is full: wait, in order, for a completion to make room.
+                this.build = build;
+                waiting.add(this);
+                return;
+            }
+            postNow(build);
+        }
+
+        void postNow(Function<Long, SendWorkRequest> build) {
+            if (cancelled) {
+                release(); // cancelled before it reached the queue pair: nothing on the wire to wait for
                 return;
             }
             long wrId = operations.add(this);
+            applicationOperations++;
+            posted = true;
             try {
                 qp.postSend(build.apply(wrId));
             } catch (RuntimeException e) {
@@ -347,6 +389,8 @@ public final class RdmaSession implements Disposable {
         @Override
         @SuppressWarnings("unchecked")
         public void complete(WorkCompletion c) {
+            applicationOperations--;
+            posted = false;
             if (c.status() == WorkCompletionStatus.SUCCESS) {
                 T result = null;
                 if (c.opcode() == WorkCompletionOpcode.RDMA_READ) {
@@ -373,6 +417,10 @@ public final class RdmaSession implements Disposable {
 
         @Override
         public void fail(Throwable cause) {
+            if (posted) {
+                applicationOperations--;
+                posted = false;
+            }
             release();
             if (!cancelled) {
                 sink.error(cause);

@@ -45,8 +45,32 @@ record SessionResources(ProtectionDomain pd, CompletionQueue cq, QueuePair qp, O
      * configurer fails on the caller's thread.
      */
     static QueuePairConfig shape(RdmaDevice device, UnaryOperator<QueuePairConfig> configure) {
-        return Objects.requireNonNull(configure.apply(QueuePairConfig.of(Placeholder.of(device))),
+        QueuePairConfig shape = Objects.requireNonNull(configure.apply(QueuePairConfig.of(Placeholder.of(device))),
                 "the queue pair configurer returned null");
+        if (shape.sendQueueDepth() < MIN_SEND_QUEUE_DEPTH) {
+            throw new IllegalArgumentException("a session needs sendQueueDepth " + MIN_SEND_QUEUE_DEPTH
+                    + " or more, not " + shape.sendQueueDepth() + ": half for messages, a quarter for the Reads"
+                    + " of large messages, the rest for Writes and Reads");
+        }
+        return shape;
+    }
+
+    /** The send queue's split (see {@link #shape}): the smallest depth that gives every use one entry. */
+    static final int MIN_SEND_QUEUE_DEPTH = 4;
+
+    /** Send queue entries for message Sends: half. */
+    static int messageSends(int sendQueueDepth) {
+        return sendQueueDepth / 2;
+    }
+
+    /** Send queue entries for the RDMA Reads that fetch large messages: a quarter. */
+    static int largeMessageReads(int sendQueueDepth) {
+        return Math.max(1, sendQueueDepth / 4);
+    }
+
+    /** Send queue entries for the application's Writes and Reads: the rest. */
+    static int applicationOperations(int sendQueueDepth) {
+        return sendQueueDepth - messageSends(sendQueueDepth) - largeMessageReads(sendQueueDepth);
     }
 
     /** Closes everything (the queue pair first); for a session that never came up. */

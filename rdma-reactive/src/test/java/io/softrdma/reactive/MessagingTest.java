@@ -273,6 +273,26 @@ class MessagingTest {
     }
 
     @Test
+    void rfc5040Section5_3SmallAndLargeMessagesMixedStillArriveInOrder() {
+        // Inline messages (and batches of them) must not overtake a LARGE one whose RDMA Read is still
+        // running: the stream's order is the order of the Sends (RFC 5040 §5.3).
+        int count = 300;
+        Mono<Void> sending = client.send(Flux.range(0, count).map(i -> pattern(i % 3 == 0 ? 20_000 : 16, i)));
+        StepVerifier.create(Flux.merge(sending.then(Mono.<Long>empty()), serverSession.receive().take(count)
+                .index().filter(t -> {
+                    int i = t.getT1().intValue();
+                    ByteBuf expected = pattern(i % 3 == 0 ? 20_000 : 16, i);
+                    try {
+                        return !io.netty.buffer.ByteBufUtil.equals(t.getT2(), expected);
+                    } finally {
+                        t.getT2().release();
+                        expected.release();
+                    }
+                }).count()))
+                .expectNext(0L).as("messages out of order or wrong").expectComplete().verify(TIMEOUT);
+    }
+
+    @Test
     void largeRequestsAndResponsesToo() {
         serverSession.respond(request -> {
             int n = request.readableBytes();
