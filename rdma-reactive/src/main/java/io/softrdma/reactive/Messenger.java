@@ -78,6 +78,10 @@ final class Messenger {
     private static final class LargeArrival {
         ByteBuf message;
     }
+
+    /** A message of a BATCH held in {@link #heldData} other than its first. */
+    private record BatchPart(ByteBuf message) {
+    }
     private final ArrayDeque<HeldRequest> heldRequests = new ArrayDeque<>();
     private final IntObjectHashMap<PendingRequest> requests = new IntObjectHashMap<>();
 
@@ -585,24 +589,28 @@ final class Messenger {
         Object head;
         while (receiverDemand > 0 && receiver != null && (head = heldData.peek()) != null) {
             ByteBuf message;
+            boolean freesBuffer = true;
             if (head instanceof LargeArrival large) {
                 if (large.message == null) {
                     return; // still being read: what came after it waits
                 }
                 message = large.message;
+            } else if (head instanceof BatchPart part) {
+                message = part.message();
+                freesBuffer = false;
             } else {
                 message = (ByteBuf) head;
             }
             heldData.poll();
-            deliverData(message);
+            deliverData(message, freesBuffer);
         }
     }
 
-    private void deliverData(ByteBuf message) {
+    private void deliverData(ByteBuf message, boolean freesBuffer) {
         if (receiverDemand != Long.MAX_VALUE) {
             receiverDemand--;
         }
-        window.delivered();
+        window.delivered(freesBuffer);
         receiver.next(message);
     }
 
@@ -615,7 +623,7 @@ final class Messenger {
         switch (type) {
             case DATA -> {
                 if (receiver != null && receiverDemand > 0 && heldData.isEmpty()) {
-                    deliverData(message);
+                    deliverData(message, true);
                 } else {
                     heldData.add(message);
                 }
@@ -859,8 +867,16 @@ final class Messenger {
         int at = MessageHeader.LENGTH;
         for (int i = 0; i < count; i++) {
             int n = MessageBatch.messageLength(memory, base + at);
-            deliver(MessageType.DATA, 0, view.slice(at + MessageBatch.ENTRY_HEADER, n));
+            ByteBuf message = view.slice(at + MessageBatch.ENTRY_HEADER, n);
             at += MessageBatch.entryLength(n);
+            // The first message handed on frees the buffer for the credit count (docs/protocol.md, BATCH): the
+            // demand that took it paid for the buffer, as for a single message; the rest ride along in it.
+            boolean first = i == 0;
+            if (receiver != null && receiverDemand > 0 && heldData.isEmpty()) {
+                deliverData(message, first);
+            } else {
+                heldData.add(first ? message : new BatchPart(message));
+            }
         }
     }
 
@@ -936,6 +952,8 @@ final class Messenger {
                 if (large.message != null) {
                     large.message.release();
                 }
+            } else if (held instanceof BatchPart part) {
+                part.message().release();
             } else {
                 ((ByteBuf) held).release();
             }

@@ -23,7 +23,8 @@ package io.softrdma.reactive.protocol;
  *       (a queue pair takes receives from IDLE on), and each side starts holding {@link #INITIAL_CREDITS} credits
  *       from its peer. Whatever else a side posted before then rides as ungranted credit on its first header.</li>
  *   <li><b>Demand-driven posting.</b> Buffers are posted for downstream demand plus a reserve of
- *       {@link #INITIAL_CREDITS}: posted + held = min(demand + 2, receiveQueueDepth), where held counts data
+ *       {@link #INITIAL_CREDITS}: posted + held = min(demand + 2, receiveQueueDepth), where held counts the buffers
+ *       of data
  *       messages received but not yet delivered. A {@code Long.MAX_VALUE} request is therefore capped at
  *       {@code receiveQueueDepth}, not infinite credit.</li>
  *   <li><b>One credit held back.</b> A data message ({@code DATA, REQUEST, RESPONSE, LARGE, ERROR}) needs two
@@ -106,6 +107,8 @@ public final class CreditWindow {
     private int posted;
     /** Data messages received and not yet delivered; each still occupies its buffer. */
     private int held;
+    /** Buffers none of whose messages was delivered yet (a BATCH fills one buffer with several of {@link #held}). */
+    private int heldBuffers;
     /** Posted buffers the peer has not been told of. */
     private int ungranted;
     /** The part of {@link #ungranted} posted for new demand rather than to replace a control message's buffer. */
@@ -146,6 +149,7 @@ public final class CreditWindow {
         this.demand = other.demand;
         this.posted = other.posted;
         this.held = other.held;
+        this.heldBuffers = other.heldBuffers;
         this.ungranted = other.ungranted;
         this.fresh = other.fresh;
         this.controlToRepost = other.controlToRepost;
@@ -270,7 +274,7 @@ public final class CreditWindow {
     public int buffersToPost() {
         long wanted = demand + INITIAL_CREDITS;
         long budget = Math.min(wanted < 0 ? Long.MAX_VALUE : wanted, receiveQueueDepth);
-        long n = budget - held - posted;
+        long n = budget - heldBuffers - posted;
         return n <= 0 ? 0 : (int) n;
     }
 
@@ -328,10 +332,12 @@ public final class CreditWindow {
 
     /**
      * Records a Send received into one of the posted buffers that carries {@code messages} data messages (a
-     * {@code BATCH}); each is held until {@link #delivered()}. Holding counts messages, not buffers, so a
-     * batch holds back the posting of new buffers until its messages are delivered: what a peer may run
-     * ahead of demand stays one Send, whatever it packs, and a buffer is never counted free while a message
-     * in it waits.
+     * {@code BATCH}); each is held until {@link #delivered(boolean)}. Posting counts buffers (what memory and
+     * the peer's credit are made of), demand counts messages: the buffer counts as free once its first message
+     * is delivered — as a single message's does — and the rest of a batch meets later demand without new credit.
+     * (Physically the buffer returns when the consumer releases every message in it; the session posts only
+     * buffers it has.) So a peer still runs at most one buffer ahead of demand, and the reserve always has room
+     * for a control message.
      *
      * @param type the received message's type
      * @param messages the data messages the Send carries: 1, or a {@code BATCH}'s count; ignored for a control
@@ -352,22 +358,40 @@ public final class CreditWindow {
         if (type.isControl()) {
             controlToRepost++;
         } else {
-            held = held + messages < 0 ? Integer.MAX_VALUE : held + messages;
+            held += messages;
+            heldBuffers++;
         }
     }
 
     /**
-     * Records a data message handed downstream: it uses one unit of demand (none if demand is unbounded) and its
-     * buffer becomes free. For a {@code LARGE} message, call it when the RDMA-Read message is handed on.
+     * Records a data message handed downstream, the only or the first of its buffer: it uses one unit of demand
+     * (none if demand is unbounded) and its buffer becomes free. For a {@code LARGE} message, call it when the
+     * RDMA-Read message is handed on.
      *
      * @throws IllegalStateException if no data message is held or there is no demand for it
      */
     public void delivered() {
-        if (held == 0 || demand == 0) {
-            throw new IllegalStateException("delivered with " + held + " message(s) held and demand " + demand
-                    + " (" + this + ")");
+        delivered(true);
+    }
+
+    /**
+     * Records a data message handed downstream: it uses one unit of demand (none if demand is unbounded), and
+     * the first message of a buffer frees the buffer.
+     *
+     * @param freesBuffer true for the only or first message of its buffer; false for a BATCH's later ones
+     * @throws IllegalStateException if no data message is held, there is no demand for it, or (for a later one)
+     *         no batch has messages left
+     */
+    public void delivered(boolean freesBuffer) {
+        if (held == 0 || demand == 0 || (freesBuffer ? heldBuffers == 0 : held <= heldBuffers)) {
+            throw new IllegalStateException("delivered with " + held + " message(s) held, " + heldBuffers
+                    + " buffer(s) not yet started, and demand " + demand
+                    + (freesBuffer ? "" : ", a later message of a batch") + " (" + this + ")");
         }
         held--;
+        if (freesBuffer) {
+            heldBuffers--;
+        }
         if (demand != Long.MAX_VALUE) {
             demand--;
         }
@@ -486,7 +510,8 @@ public final class CreditWindow {
     @Override
     public String toString() {
         return "CreditWindow{depth=" + receiveQueueDepth + " available=" + available + " peerCredits=" + peerCredits
-                + " posted=" + posted + " held=" + held + " demand=" + demand + " ungranted=" + ungranted + " fresh="
+                + " posted=" + posted + " held=" + held + (heldBuffers != held ? " in " + heldBuffers : "")
+                + " demand=" + demand + " ungranted=" + ungranted + " fresh="
                 + fresh + " controlToRepost=" + controlToRepost + " pregrantedUnposted=" + pregrantedUnposted
                 + " releasesExpected=" + releasesExpected + "}";
     }

@@ -112,18 +112,23 @@ class CreditWindowTest {
         w.received(MessageType.BATCH, 6);
         assertThat(w.heldMessages()).isEqualTo(6);
         assertThat(w.postedBuffers()).isEqualTo(4);
-        assertThat(w.buffersToPost()).as("held messages beyond demand hold back new buffers").isZero();
-        w.delivered();
-        w.delivered();
-        w.delivered();
+        assertThat(w.buffersToPost()).as("min(3 + 2, 8) - 1 held buffer - 4 posted").isZero();
+        w.delivered(true);
+        assertThat(w.buffersToPost()).as("the first message frees the buffer: min(2 + 2, 8) - 4").isZero();
+        w.delivered(false);
+        w.delivered(false);
         assertThat(w.outstandingDemand()).isZero();
         assertThat(w.heldMessages()).isEqualTo(3);
-        assertThatThrownBy(w::delivered).as("no demand for the rest").isInstanceOf(IllegalStateException.class);
+        assertThat(w.buffersToPost()).as("the rest meet later demand without new credit").isZero();
+        assertThatThrownBy(() -> w.delivered(false)).as("no demand for the rest")
+                .isInstanceOf(IllegalStateException.class);
         w.demand(10);
+        assertThat(w.buffersToPost()).as("min(10 + 2, 8) - 4 posted").isEqualTo(4);
         for (int i = 0; i < 3; i++) {
-            w.delivered();
+            w.delivered(false);
         }
-        assertThat(w.buffersToPost()).as("min(7 + 2, 8) - 4 posted").isEqualTo(4);
+        assertThat(w.heldMessages()).isZero();
+        assertThatThrownBy(() -> w.delivered(false)).isInstanceOf(IllegalStateException.class);
     }
 
     @Test
@@ -775,7 +780,7 @@ class CreditWindowTest {
             while (w[i].heldMessages() > 0 && w[i].outstandingDemand() > 0) {
                 char kind = heldKinds[i].charAt(0);
                 heldKinds[i] = heldKinds[i].substring(1);
-                w[i].delivered();
+                w[i].delivered(kind != 'b');
                 if (kind == 'L') {
                     readDonesOwed[i]++;
                 }
@@ -790,10 +795,15 @@ class CreditWindowTest {
         }
 
         void send(int i, MessageType type) {
+            send(i, type, 1);
+        }
+
+        /** Sends {@code type}; a BATCH of {@code messages} DATA messages travels as "BATCH:credits:count". */
+        void send(int i, MessageType type, int messages) {
             if (!w[i].tryAcquire(type)) {
                 throw new AssertionError("cannot acquire " + type + " in " + key());
             }
-            wire.get(1 - i).add(type.name() + ":" + w[i].takeGrant());
+            wire.get(1 - i).add(type.name() + ":" + w[i].takeGrant() + (type == MessageType.BATCH ? ":" + messages : ""));
             if (type == MessageType.LARGE) {
                 w[i].expectRelease();
             }
@@ -812,6 +822,13 @@ class CreditWindowTest {
                 State c = s.copy();
                 c.pendingData[i]--;
                 c.send(i, MessageType.DATA);
+                out.add(c);
+            }
+            for (int k = 2; k <= s.pendingData[i] && s.w[i].canAcquire(MessageType.BATCH); k++) {
+                // Queued DATA messages packed into one Send, any number of them (docs/protocol.md, BATCH).
+                State c = s.copy();
+                c.pendingData[i] -= k;
+                c.send(i, MessageType.BATCH, k);
                 out.add(c);
             }
             if (s.pendingLarge[i] > 0 && s.w[i].canAcquire(MessageType.LARGE)) {
@@ -833,17 +850,19 @@ class CreditWindowTest {
             }
             if (!s.wire.get(i).isEmpty()) {
                 State c = s.copy();
-                String m = c.wire.get(i).poll();
-                MessageType type = MessageType.valueOf(m.substring(0, m.indexOf(':')));
-                c.w[i].grant(Integer.parseInt(m.substring(m.indexOf(':') + 1)));
+                String[] m = c.wire.get(i).poll().split(":");
+                MessageType type = MessageType.valueOf(m[0]);
+                int messages = m.length > 2 ? Integer.parseInt(m[2]) : 1;
+                c.w[i].grant(Integer.parseInt(m[1]));
                 if (c.w[i].postedBuffers() == 0) {
                     throw new AssertionError("overrun: a " + type + " found no buffer in " + s.key());
                 }
-                c.w[i].received(type);
+                c.w[i].received(type, messages);
                 if (type == MessageType.READ_DONE) {
                     c.w[i].releaseReceived();
                 } else if (!type.isControl()) {
-                    c.heldKinds[i] += type == MessageType.LARGE ? "L" : "D";
+                    // A BATCH: its first message ('D') frees its buffer, the later ones ('b') ride along.
+                    c.heldKinds[i] += type == MessageType.LARGE ? "L" : "D" + "b".repeat(messages - 1);
                 }
                 c.postAndDeliver(i);
                 out.add(c);
