@@ -166,22 +166,42 @@ final class Messenger {
 
     /** A message waiting for credit and a send slot. */
     private static final class Outgoing {
-        final MessageType type;
-        final int correlationId;
-        final ByteBuf payload;
+        MessageType type;
+        int correlationId;
+        ByteBuf payload;
         /** Told the message's length when its Send is complete (for LARGE: when the peer released it). */
-        final IntConsumer onSent;
+        IntConsumer onSent;
         /** For LARGE: the inner type and the lent region. */
         MessageType innerType;
         Lent region;
         /** For a READ_DONE that may invalidate remotely: the STag; 0 for none. */
         int invalidateStag;
+    }
 
-        Outgoing(MessageType type, int correlationId, ByteBuf payload, IntConsumer onSent) {
-            this.type = type;
-            this.correlationId = correlationId;
-            this.payload = payload;
-            this.onSent = onSent;
+    /** Outgoing records already sent, for the next messages: queueing a message allocates nothing. */
+    private final ArrayDeque<Outgoing> spareOutgoing = new ArrayDeque<>();
+
+    private Outgoing outgoing(MessageType type, int correlationId, ByteBuf payload, IntConsumer onSent) {
+        Outgoing o = spareOutgoing.poll();
+        if (o == null) {
+            o = new Outgoing();
+        }
+        o.type = type;
+        o.correlationId = correlationId;
+        o.payload = payload;
+        o.onSent = onSent;
+        return o;
+    }
+
+    /** Once sent: cleared (it must not keep a message or callback alive) and kept, up to the send window. */
+    private void recycle(Outgoing o) {
+        o.payload = null;
+        o.onSent = null;
+        o.innerType = null;
+        o.region = null;
+        o.invalidateStag = 0;
+        if (spareOutgoing.size() < sendWindow) {
+            spareOutgoing.add(o);
         }
     }
 
@@ -217,7 +237,7 @@ final class Messenger {
             message.release();
         }
         MemoryRegion region = pd.register(direct, java.util.Set.of(Access.REMOTE_READ));
-        Outgoing o = new Outgoing(MessageType.LARGE, innerType == MessageType.DATA ? 0 : correlationId, null,
+        Outgoing o = outgoing(MessageType.LARGE, innerType == MessageType.DATA ? 0 : correlationId, null,
                 NOTHING);
         o.innerType = innerType;
         o.region = new Lent(region, direct, onReleased);
@@ -228,7 +248,7 @@ final class Messenger {
         if (payload != null && payload.readableBytes() > sendLimit) {
             return large(type, correlationId, payload, onSent);
         }
-        return new Outgoing(type, correlationId, payload, onSent);
+        return outgoing(type, correlationId, payload, onSent);
     }
 
     /** Sends every message of {@code messages}, as many at a time as there are send slots. Any thread. */
@@ -463,6 +483,7 @@ final class Messenger {
                 end(e);
                 return;
             }
+            recycle(o);
         }
         maybeUpdateCredits();
     }
@@ -491,6 +512,7 @@ final class Messenger {
             slot.add(next.onSent, next.payload.readableBytes());
             at = MessageBatch.writeEntry(memory, at, next.payload);
             next.payload.release();
+            recycle(next);
             count++;
         }
         MessageHeader.write(memory, offset, MessageType.BATCH, 0, MessageHeader.credits(memory, offset), count);
@@ -501,7 +523,7 @@ final class Messenger {
     private void maybeUpdateCredits() {
         boolean other = !outbound.isEmpty() && window.canAcquire(outbound.peek().type) && !freeSends.isEmpty();
         if (ended == null && !freeSends.isEmpty() && window.standaloneUpdateNeeded(other)) {
-            outbound.addFirst(new Outgoing(MessageType.CREDIT, 0, null, NOTHING));
+            outbound.addFirst(outgoing(MessageType.CREDIT, 0, null, NOTHING));
             pumpSends();
         }
     }
@@ -674,7 +696,7 @@ final class Messenger {
                 ByteBuf message = sink.buffer().retainedSlice(0, (int) d.length());
                 sink.close();
                 // RFC 8797 §4.1: with both R flags set, the READ_DONE invalidates the lent STag remotely.
-                Outgoing done = new Outgoing(MessageType.READ_DONE, d.stag(), null, NOTHING);
+                Outgoing done = outgoing(MessageType.READ_DONE, d.stag(), null, NOTHING);
                 done.invalidateStag = remoteInvalidation ? d.stag() : 0;
                 enqueue(done);
                 if (ended != null) {
