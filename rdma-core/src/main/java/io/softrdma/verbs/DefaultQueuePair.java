@@ -75,6 +75,7 @@ final class DefaultQueuePair implements QueuePair {
     long rqHead;
     long rqTail;
     final InboundRead[] irq;
+    final QueuePairCounters counters = new QueuePairCounters();
     long irqHead;
     long irqTail;
     /** Sends and Writes whose segments are all written to TCP, up to this send-queue position. */
@@ -408,12 +409,19 @@ final class DefaultQueuePair implements QueuePair {
     }
 
     /** Outstanding Reads, counting a peer-to-peer Read RTR still unanswered (it uses the peer's IRD too). */
-    int readsOutstanding() {
+    @Override
+    public int readsOutstanding() {
         return (int) (orqTail - orqHead) + (rtrReadOutstanding ? 1 : 0);
     }
 
-    int inboundReadsQueued() {
+    @Override
+    public int inboundReadsQueued() {
         return (int) (irqTail - irqHead);
+    }
+
+    @Override
+    public QueuePairCounters counters() {
+        return counters;
     }
 
     // ---- state machine (event loop) ----

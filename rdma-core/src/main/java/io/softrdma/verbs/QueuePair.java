@@ -34,6 +34,29 @@ public interface QueuePair extends AutoCloseable {
     int ird();
 
     /**
+     * RDMA Reads this queue pair has outstanding as requester: sent and not yet answered in full (at most
+     * {@link #ord()}). A racy snapshot when read off the event loop.
+     *
+     * @return outstanding outbound Reads
+     */
+    int readsOutstanding();
+
+    /**
+     * The peer's RDMA Read Requests this queue pair holds as responder, accepted and not yet answered in
+     * full (at most {@link #ird()}). A racy snapshot when read off the event loop.
+     *
+     * @return queued inbound Reads
+     */
+    int inboundReadsQueued();
+
+    /**
+     * Messages and payload octets per opcode and direction (for metrics).
+     *
+     * @return this queue pair's counters
+     */
+    QueuePairCounters counters();
+
+    /**
      * Posts to the send queue.
      *
      * @throws IllegalStateException when the queue pair is IDLE, was closed by {@link #close()}, or the send

@@ -112,6 +112,7 @@ final class QueuePairReceiver {
                     + " (RFC 5040 §4.2 Figure 4)");
         }
         boolean last = DdpControl.last(ddp);
+        qp.counters.segment(true, opcode.code(), last, Math.max(0, length - headerLength - opcode.headerLength()));
         return switch (opcode) {
             case RDMA_WRITE -> write(u, last);
             case RDMA_READ_RESPONSE -> readResponse(u, last);

@@ -7,6 +7,7 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelPromise;
+import io.softrdma.ddp.DdpControl;
 import io.softrdma.ddp.TaggedHeaderCodec;
 import io.softrdma.ddp.UntaggedHeaderCodec;
 import io.softrdma.mpa.FpduEncoder;
@@ -326,6 +327,10 @@ final class QueuePairSender {
     }
 
     private void emit(GatheredUlpdu u) {
+        ByteBuf h = u.header();
+        int control = h.getUnsignedByte(h.readerIndex());
+        qp.counters.segment(false, DdpControl.opcode(h.getUnsignedByte(h.readerIndex() + 1)), DdpControl.last(control),
+                u.payload().readableBytes());
         if (!sentAny) {
             sentAny = true;
             qp.firstFpduSent();
