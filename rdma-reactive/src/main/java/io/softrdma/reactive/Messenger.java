@@ -88,10 +88,13 @@ final class Messenger {
     /** A request awaiting its answer; a cancelled one still takes the answer, and drops it. */
     private static final class PendingRequest {
         final MonoSink<ByteBuf> sink;
+        final long octets;
+        final long sent = System.nanoTime();
         volatile boolean cancelled;
 
-        PendingRequest(MonoSink<ByteBuf> sink) {
+        PendingRequest(MonoSink<ByteBuf> sink, long octets) {
             this.sink = sink;
+            this.octets = octets;
             sink.onCancel(() -> cancelled = true);
         }
     }
@@ -119,6 +122,7 @@ final class Messenger {
     /** Regions lent to the peer with LARGE, by STag, until its READ_DONE (or Send with Invalidate). */
     private final IntObjectHashMap<Lent> lent = new IntObjectHashMap<>();
     private Throwable ended;
+    private RdmaMetricsRecorder recorder = RdmaMetricsRecorder.NONE;
 
     Messenger(ProtectionDomain pd, QueuePair qp, Operations operations, EventLoop loop, MessagingOptions options) {
         int slotSize = options.inlineSize();
@@ -422,7 +426,7 @@ final class Messenger {
             if (nextCorrelationId == 0) {
                 nextCorrelationId = 1;
             }
-            requests.put(id, new PendingRequest(sink));
+            requests.put(id, new PendingRequest(sink, request.readableBytes()));
             // The response needs a posted buffer: one more unit of demand.
             window.demand(1);
             postReceives();
@@ -659,6 +663,10 @@ final class Messenger {
             default -> {
                 PendingRequest pending = requests.remove(correlationId);
                 window.delivered();
+                if (pending != null) {
+                    recorder.operation(RdmaMetricsRecorder.Operation.REQUEST, pending.octets,
+                            System.nanoTime() - pending.sent, type == MessageType.RESPONSE);
+                }
                 if (pending == null || pending.cancelled) {
                     // Cancelled (or unknown): the answer's buffer goes back, nothing is lost.
                     message.release();
@@ -937,6 +945,16 @@ final class Messenger {
         enqueue(message(type, id, payload, NOTHING));
     }
 
+    void recorder(RdmaMetricsRecorder recorder) {
+        this.recorder = recorder;
+    }
+
+    /** Credits, receive buffers and read queues now. Any thread (a racy snapshot). */
+    SessionStatistics statistics(QueuePair qp) {
+        return new SessionStatistics(window.available(), window.peerCredits(), window.postedBuffers(),
+                messagesBuffered(), qp.readsOutstanding(), qp.ord(), qp.inboundReadsQueued(), qp.ird(), qp.counters());
+    }
+
     /** Messages received and not yet taken. Any thread (a racy snapshot). */
     int messagesBuffered() {
         return heldData.size() + heldRequests.size();
@@ -967,7 +985,10 @@ final class Messenger {
             s.fail(cause);
         }
         senders.clear();
-        requests.forEach((id, pending) -> pending.sink.error(cause));
+        requests.forEach((id, pending) -> {
+            recorder.operation(RdmaMetricsRecorder.Operation.REQUEST, 0, System.nanoTime() - pending.sent, false);
+            pending.sink.error(cause);
+        });
         requests.clear();
         for (Object held : heldData) {
             if (held instanceof LargeArrival large) {

@@ -48,9 +48,11 @@ public final class RdmaClient {
     private final UnaryOperator<QueuePairConfig> queuePair;
     private final byte[] privateData;
     private final MessagingOptions messaging;
+    private final RdmaMetricsRecorder metrics;
 
     private RdmaClient(TcpClient tcp, RdmaDevice device, MpaSettings mpa, UnaryOperator<QueuePairConfig> queuePair,
-            byte[] privateData, MessagingOptions messaging) {
+            byte[] privateData, MessagingOptions messaging, RdmaMetricsRecorder metrics) {
+        this.metrics = metrics;
         this.messaging = messaging;
         this.tcp = tcp;
         this.device = device;
@@ -73,7 +75,7 @@ public final class RdmaClient {
                 .option(ChannelOption.WRITE_BUFFER_WATER_MARK, RdmaPipeline.WATER_MARK)
                 .option(ChannelOption.RCVBUF_ALLOCATOR, RdmaPipeline.READ_BUFFERS);
         return new RdmaClient(tcp, RdmaDevice.create("reactive-client"), DEFAULT_MPA, c -> c,
-                new byte[0], MessagingOptions.DEFAULTS);
+                new byte[0], MessagingOptions.DEFAULTS, RdmaMetricsRecorder.NONE);
     }
 
     public RdmaClient host(String host) {
@@ -89,22 +91,22 @@ public final class RdmaClient {
      * peer-to-peer mode the server can send nothing until this side has (RFC 5044 §7.1.2).
      */
     public RdmaClient mpa(MpaSettings settings) {
-        return new RdmaClient(tcp, device, Objects.requireNonNull(settings, "settings"), queuePair, privateData, messaging);
+        return new RdmaClient(tcp, device, Objects.requireNonNull(settings, "settings"), queuePair, privateData, messaging, metrics);
     }
 
     /** Queue pair sizes and ORD/IRD, starting from {@link QueuePairConfig#of}'s defaults. */
     public RdmaClient queuePair(UnaryOperator<QueuePairConfig> configure) {
-        return new RdmaClient(tcp, device, mpa, Objects.requireNonNull(configure, "configure"), privateData, messaging);
+        return new RdmaClient(tcp, device, mpa, Objects.requireNonNull(configure, "configure"), privateData, messaging, metrics);
     }
 
     /** Private data for the MPA Request (the application's part; RFC 8797's block may be in it). */
     public RdmaClient privateData(byte[] privateData) {
-        return new RdmaClient(tcp, device, mpa, queuePair, privateData.clone(), messaging);
+        return new RdmaClient(tcp, device, mpa, queuePair, privateData.clone(), messaging, metrics);
     }
 
     /** Messaging sizes and remote invalidation ({@link MessagingOptions}, docs/protocol.md). */
     public RdmaClient messaging(MessagingOptions options) {
-        return new RdmaClient(tcp, device, mpa, queuePair, privateData, Objects.requireNonNull(options, "options"));
+        return new RdmaClient(tcp, device, mpa, queuePair, privateData, Objects.requireNonNull(options, "options"), metrics);
     }
 
     /** How long the TCP connect may take; the MPA Reply has {@link MpaSettings#replyTimeout()}. */
@@ -113,13 +115,22 @@ public final class RdmaClient {
                 (int) Math.min(Integer.MAX_VALUE, timeout.toMillis())));
     }
 
+    /**
+     * Where the sessions report what they do, for metrics ({@link RdmaMetricsRecorder#NONE} by default); the
+     * Spring Boot starter supplies a Micrometer one.
+     */
+    public RdmaClient metrics(RdmaMetricsRecorder recorder) {
+        return new RdmaClient(tcp, device, mpa, queuePair, privateData, messaging,
+                Objects.requireNonNull(recorder, "recorder"));
+    }
+
     /** Further reactor-netty settings (loop resources, wiretap, metrics, TLS below MPA). */
     public RdmaClient tcpConfiguration(UnaryOperator<TcpClient> configure) {
         return with(configure.apply(tcp));
     }
 
     private RdmaClient with(TcpClient t) {
-        return new RdmaClient(t, device, mpa, queuePair, privateData, messaging);
+        return new RdmaClient(t, device, mpa, queuePair, privateData, messaging, metrics);
     }
 
     /**
@@ -140,8 +151,11 @@ public final class RdmaClient {
                 CompletableFuture<RdmaConnection> established = connection.channel().attr(ESTABLISHED).get();
                 SessionResources resources = connection.channel().attr(RESOURCES).get();
                 return Mono.fromFuture(established)
-                        .map(rdma -> new RdmaSession(connection, rdma, resources))
+                        .map(rdma -> new RdmaSession(connection, rdma, resources, metrics))
                         .doOnError(t -> {
+                            metrics.startupFailed(t instanceof io.softrdma.mpa.MpaRejectedException
+                                    ? RdmaMetricsRecorder.StartupFailure.REJECTED
+                                    : RdmaMetricsRecorder.StartupFailure.FAILED);
                             connection.dispose();
                             resources.close();
                         });

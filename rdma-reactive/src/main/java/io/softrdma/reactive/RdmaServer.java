@@ -45,10 +45,15 @@ public final class RdmaServer {
     private final Function<ConnectRequest, byte[]> accept;
     private final Function<? super RdmaSession, ? extends Publisher<Void>> handler;
     private final MessagingOptions messaging;
+    private final RdmaMetricsRecorder metrics;
+    /** Set on a connection once its startup ended: true as a session, false refused by {@link #accept}. */
+    private static final io.netty.util.AttributeKey<Boolean> STARTUP = io.netty.util.AttributeKey.valueOf(
+            RdmaServer.class, "startup");
 
     private RdmaServer(TcpServer tcp, RdmaDevice device, MpaSettings mpa, UnaryOperator<QueuePairConfig> queuePair,
             Function<ConnectRequest, byte[]> accept, Function<? super RdmaSession, ? extends Publisher<Void>> handler,
-            MessagingOptions messaging) {
+            MessagingOptions messaging, RdmaMetricsRecorder metrics) {
+        this.metrics = metrics;
         this.messaging = messaging;
         this.tcp = tcp;
         this.device = device;
@@ -72,7 +77,7 @@ public final class RdmaServer {
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, RdmaPipeline.WATER_MARK)
                 .childOption(ChannelOption.RCVBUF_ALLOCATOR, RdmaPipeline.READ_BUFFERS);
         return new RdmaServer(tcp, RdmaDevice.create("reactive-server"), MpaSettings.defaults(), c -> c,
-                request -> new byte[0], RdmaSession::onDispose, MessagingOptions.DEFAULTS);
+                request -> new byte[0], RdmaSession::onDispose, MessagingOptions.DEFAULTS, RdmaMetricsRecorder.NONE);
     }
 
     public RdmaServer host(String host) {
@@ -87,13 +92,13 @@ public final class RdmaServer {
     /** MPA options: revision, CRC, Markers, peer-to-peer mode, private data cap, timeouts. */
     public RdmaServer mpa(MpaSettings settings) {
         return new RdmaServer(tcp, device, Objects.requireNonNull(settings, "settings"), queuePair, accept, handler,
-                messaging);
+                messaging, metrics);
     }
 
     /** Queue pair sizes and ORD/IRD for each connection, starting from {@link QueuePairConfig#of}'s defaults. */
     public RdmaServer queuePair(UnaryOperator<QueuePairConfig> configure) {
         SessionResources.shape(device, configure);
-        return new RdmaServer(tcp, device, mpa, configure, accept, handler, messaging);
+        return new RdmaServer(tcp, device, mpa, configure, accept, handler, messaging, metrics);
     }
 
     /**
@@ -103,19 +108,28 @@ public final class RdmaServer {
      */
     public RdmaServer accept(Function<ConnectRequest, byte[]> decide) {
         return new RdmaServer(tcp, device, mpa, queuePair, Objects.requireNonNull(decide, "decide"), handler,
-                messaging);
+                messaging, metrics);
     }
 
     /** What to do with each session; the session is closed when the returned publisher terminates. */
     public RdmaServer handle(Function<? super RdmaSession, ? extends Publisher<Void>> handler) {
         return new RdmaServer(tcp, device, mpa, queuePair, accept, Objects.requireNonNull(handler, "handler"),
-                messaging);
+                messaging, metrics);
     }
 
     /** Messaging sizes and remote invalidation ({@link MessagingOptions}, docs/protocol.md). */
     public RdmaServer messaging(MessagingOptions options) {
         return new RdmaServer(tcp, device, mpa, queuePair, accept, handler,
-                java.util.Objects.requireNonNull(options, "options"));
+                java.util.Objects.requireNonNull(options, "options"), metrics);
+    }
+
+    /**
+     * Where the sessions report what they do, for metrics ({@link RdmaMetricsRecorder#NONE} by default); the
+     * Spring Boot starter supplies a Micrometer one.
+     */
+    public RdmaServer metrics(RdmaMetricsRecorder recorder) {
+        return new RdmaServer(tcp, device, mpa, queuePair, accept, handler, messaging,
+                Objects.requireNonNull(recorder, "recorder"));
     }
 
     /** Further reactor-netty settings (loop resources, wiretap, metrics, TLS below MPA). */
@@ -124,7 +138,7 @@ public final class RdmaServer {
     }
 
     private RdmaServer with(TcpServer t) {
-        return new RdmaServer(t, device, mpa, queuePair, accept, handler, messaging);
+        return new RdmaServer(t, device, mpa, queuePair, accept, handler, messaging, metrics);
     }
 
     /** Binds, waiting at most 45 s. */
@@ -146,9 +160,16 @@ public final class RdmaServer {
 
     private Mono<? extends DisposableServer> bind(java.util.Set<RdmaSession> sessions) {
         // Ahead of reactor-netty's reactive bridge: the queue pair takes every ULPDU.
-        return tcp.doOnChannelInit((observer, channel, address) -> RdmaPipeline.responder(channel, mpa,
-                request -> onRequest(channel, request, sessions), NettyPipeline.ReactiveBridge))
-                .doOnConnection(RdmaServer::readContinuously).bind();
+        return tcp.doOnChannelInit((observer, channel, address) -> {
+            RdmaPipeline.responder(channel, mpa, request -> onRequest(channel, request, sessions),
+                    NettyPipeline.ReactiveBridge);
+            // A connection that closes before it became a session (and was not refused) failed its startup.
+            channel.closeFuture().addListener(f -> {
+                if (channel.attr(STARTUP).get() == null) {
+                    metrics.startupFailed(RdmaMetricsRecorder.StartupFailure.FAILED);
+                }
+            });
+        }).doOnConnection(RdmaServer::readContinuously).bind();
     }
 
     /**
@@ -167,6 +188,8 @@ public final class RdmaServer {
         try {
             reply = accept.apply(request);
         } catch (RuntimeException e) {
+            channel.attr(STARTUP).set(Boolean.FALSE);
+            metrics.startupFailed(RdmaMetricsRecorder.StartupFailure.REJECTED);
             byte[] reason = String.valueOf(e.getMessage()).getBytes(java.nio.charset.StandardCharsets.UTF_8);
             int room = Math.max(0, mpa.maxApplicationPrivateDataLength());
             request.reject(java.util.Arrays.copyOf(reason, Math.min(reason.length, room)));
@@ -179,8 +202,9 @@ public final class RdmaServer {
                 resources.close();
                 return;
             }
+            channel.attr(STARTUP).set(Boolean.TRUE);
             reactor.netty.Connection connection = reactor.netty.Connection.from(rdma.channel());
-            RdmaSession session = new RdmaSession(connection, rdma, resources);
+            RdmaSession session = new RdmaSession(connection, rdma, resources, metrics);
             sessions.add(session);
             session.onDispose().doFinally(s -> sessions.remove(session)).subscribe();
             Mono.defer(() -> Mono.from(handler.apply(session)))

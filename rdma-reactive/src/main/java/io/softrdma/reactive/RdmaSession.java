@@ -59,8 +59,10 @@ public final class RdmaSession implements Disposable {
     private final CompletionQueue.Handler dispatch;
 
     private final Messenger messenger;
+    private final RdmaMetricsRecorder recorder;
 
-    RdmaSession(Connection connection, RdmaConnection rdma, SessionResources resources) {
+    RdmaSession(Connection connection, RdmaConnection rdma, SessionResources resources, RdmaMetricsRecorder recorder) {
+        this.recorder = recorder;
         this.connection = connection;
         this.rdma = rdma;
         this.pd = resources.pd();
@@ -70,6 +72,7 @@ public final class RdmaSession implements Disposable {
         this.operations = resources.operations();
         this.applicationLimit = SessionResources.applicationOperations(resources.qp().config().sendQueueDepth());
         this.messenger = resources.messenger();
+        messenger.recorder(recorder);
         messenger.negotiated(rdma.rpcRdma().sendInlineThreshold(), rdma.rpcRdma().remoteInvalidation());
         this.dispatch = this::dispatch;
         this.onDispose = Mono.fromFuture(ended.copy()).onErrorResume(t -> Mono.empty());
@@ -79,6 +82,21 @@ public final class RdmaSession implements Disposable {
             drainCompletions();
         });
         qp.closeFuture().whenComplete((v, t) -> loop.execute(() -> end(unwrap(t))));
+        qp.setListener(new io.softrdma.verbs.QueuePairListener() {
+            @Override
+            public void onTerminate(QueuePair queuePair, io.softrdma.rdmap.TerminateException terminate) {
+                recorder.terminate(terminate);
+            }
+        });
+        recorder.sessionOpened(this);
+    }
+
+    /**
+     * A snapshot of this session's credits, read queues and per-opcode counts, for metrics. Any thread; the
+     * values are each recent, not mutually consistent.
+     */
+    public SessionStatistics statistics() {
+        return messenger.statistics(qp);
     }
 
     /** The rdma-core connection below: negotiated MPA parameters, private data, the queue pair. */
@@ -131,8 +149,9 @@ public final class RdmaSession implements Disposable {
     public Mono<Void> write(RemoteMemory remote, LocalRegion source, int offset, int length) {
         Objects.requireNonNull(remote, "remote");
         Objects.requireNonNull(source, "source");
-        return Mono.create(sink -> post(sink, wrId -> SendWorkRequest.write(wrId, remote,
-                new ScatterGatherEntry(source.memoryRegion(), offset, length)), null, null));
+        return Mono.create(sink -> post(RdmaMetricsRecorder.Operation.WRITE, length, sink,
+                wrId -> SendWorkRequest.write(wrId, remote, new ScatterGatherEntry(source.memoryRegion(), offset,
+                        length)), null, null));
     }
 
     /**
@@ -159,8 +178,9 @@ public final class RdmaSession implements Disposable {
                 sink.error(e);
                 return;
             }
-            post(sink, wrId -> SendWorkRequest.write(wrId, remote,
-                    new ScatterGatherEntry(region, source.readerIndex(), source.readableBytes())), region, source);
+            post(RdmaMetricsRecorder.Operation.WRITE, source.readableBytes(), sink, wrId -> SendWorkRequest.write(wrId,
+                    remote, new ScatterGatherEntry(region, source.readerIndex(), source.readableBytes())), region,
+                    source);
         });
     }
 
@@ -188,7 +208,8 @@ public final class RdmaSession implements Disposable {
                 sink.error(e);
                 return;
             }
-            post(sink, wrId -> SendWorkRequest.read(wrId, ScatterGatherEntry.of(region), remote), region, null);
+            post(RdmaMetricsRecorder.Operation.READ, remote.length(), sink,
+                    wrId -> SendWorkRequest.read(wrId, ScatterGatherEntry.of(region), remote), region, null);
         });
     }
 
@@ -263,9 +284,9 @@ public final class RdmaSession implements Disposable {
      * with its completion: {@code region} is closed and {@code owned} released afterwards — never
      * before, even if the subscriber cancelled (the operation still runs on the wire).
      */
-    private <T> void post(MonoSink<T> sink, Function<Long, SendWorkRequest> build, MemoryRegion region,
-            ByteBuf owned) {
-        OperationSink<T> op = new OperationSink<>(sink, region, owned);
+    private <T> void post(RdmaMetricsRecorder.Operation kind, long octets, MonoSink<T> sink,
+            Function<Long, SendWorkRequest> build, MemoryRegion region, ByteBuf owned) {
+        OperationSink<T> op = new OperationSink<>(kind, octets, sink, region, owned);
         sink.onCancel(op::cancel);
         if (loop.inEventLoop()) {
             op.post(build);
@@ -333,6 +354,7 @@ public final class RdmaSession implements Disposable {
         }
         pd.close();
         connection.dispose();
+        recorder.sessionClosed(this, cause);
     }
 
     /** One operation's subscriber and resources. Event loop only, but for {@link #cancel()}. */
@@ -346,7 +368,14 @@ public final class RdmaSession implements Disposable {
         /** While waiting for room in the send queue: the work request to post. */
         private Function<Long, SendWorkRequest> build;
 
-        OperationSink(MonoSink<T> sink, MemoryRegion region, ByteBuf owned) {
+        private final RdmaMetricsRecorder.Operation kind;
+        private final long octets;
+        private final long subscribed = System.nanoTime();
+
+        OperationSink(RdmaMetricsRecorder.Operation kind, long octets, MonoSink<T> sink, MemoryRegion region,
+                ByteBuf owned) {
+            this.kind = kind;
+            this.octets = octets;
             this.sink = sink;
             this.region = region;
             this.owned = owned;
@@ -398,6 +427,7 @@ public final class RdmaSession implements Disposable {
                     result = (T) sinkBuffer.retainedSlice(0, (int) c.byteLength());
                 }
                 release();
+                recorder.operation(kind, octets, System.nanoTime() - subscribed, true);
                 if (cancelled) {
                     ReferenceCountUtil.release(result);
                 } else if (result != null) {
@@ -422,6 +452,7 @@ public final class RdmaSession implements Disposable {
                 posted = false;
             }
             release();
+            recorder.operation(kind, 0, System.nanoTime() - subscribed, false);
             if (!cancelled) {
                 sink.error(cause);
             }
