@@ -12,7 +12,7 @@ import java.nio.channels.WritableByteChannel;
  * <p>It is a zero-length {@link FileRegion}, which Netty's socket channels accept and retire in
  * order without a system call. The one instance is shared and never freed: its reference count does
  * not change. The MPA encoder passes it through unframed; any handler below MPA must pass it through
- * too (a TLS handler in {@link PipelineNames#TLS} would refuse it and needs an adapter that does).
+ * too: a TLS handler refuses it, so {@link TlsBarrierAdapter} goes between MPA and TLS.
  *
  * <p>Thread safety: immutable.
  */

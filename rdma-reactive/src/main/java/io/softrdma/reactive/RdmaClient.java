@@ -141,6 +141,7 @@ public final class RdmaClient {
         return Mono.defer(() -> {
             SessionResources.shape(device, queuePair);
             return tcp.doOnChannelInit((observer, channel, address) -> {
+                RdmaServer.adaptTls(channel);
                 SessionResources resources = SessionResources.create(device, queuePair, channel.eventLoop(),
                         messaging);
                 channel.attr(RESOURCES).set(resources);

@@ -4,6 +4,7 @@ import io.netty.channel.ChannelOption;
 import io.softrdma.cm.ConnectRequest;
 import io.softrdma.cm.RdmaPipeline;
 import io.softrdma.mpa.MpaSettings;
+import io.softrdma.transport.TlsBarrierAdapter;
 import io.softrdma.verbs.QueuePairConfig;
 import io.softrdma.verbs.RdmaDevice;
 import java.time.Duration;
@@ -161,6 +162,7 @@ public final class RdmaServer {
     private Mono<? extends DisposableServer> bind(java.util.Set<RdmaSession> sessions) {
         // Ahead of reactor-netty's reactive bridge: the queue pair takes every ULPDU.
         return tcp.doOnChannelInit((observer, channel, address) -> {
+            adaptTls(channel);
             RdmaPipeline.responder(channel, mpa, request -> onRequest(channel, request, sessions),
                     NettyPipeline.ReactiveBridge);
             // A connection that closes before it became a session (and was not refused) failed its startup.
@@ -170,6 +172,16 @@ public final class RdmaServer {
                 }
             });
         }).doOnConnection(RdmaServer::readContinuously).bind();
+    }
+
+    /**
+     * With TLS configured ({@code tcpConfiguration(t -> t.secure(...))}), puts {@link TlsBarrierAdapter}
+     * between the TLS handler and MPA, so that completions that wait for TCP pass through TLS.
+     */
+    static void adaptTls(io.netty.channel.Channel channel) {
+        if (channel.pipeline().get(NettyPipeline.SslHandler) != null) {
+            channel.pipeline().addAfter(NettyPipeline.SslHandler, TlsBarrierAdapter.NAME, TlsBarrierAdapter.INSTANCE);
+        }
     }
 
     /**
