@@ -1,6 +1,5 @@
 /**
- * Spring Boot auto-configuration for SoftRDMA.
- *
- * <p>Not built yet: this module exists so the build has its final shape (see docs/architecture.md).
+ * Spring Boot auto-configuration for SoftRDMA: {@code rdma.*} properties, the reactive server (started and
+ * drained with the application) and client, customizers, Micrometer meters and the {@code rdma} health indicator.
  */
 package io.softrdma.spring.autoconfigure;

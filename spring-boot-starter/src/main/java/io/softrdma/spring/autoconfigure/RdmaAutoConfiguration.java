@@ -1,0 +1,155 @@
+package io.softrdma.spring.autoconfigure;
+
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.softrdma.mpa.MpaSettings;
+import io.softrdma.reactive.MessagingOptions;
+import io.softrdma.reactive.RdmaClient;
+import io.softrdma.reactive.RdmaServer;
+import io.softrdma.verbs.QueuePairConfig;
+import java.time.Duration;
+import java.util.function.UnaryOperator;
+import javax.net.ssl.SSLException;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.ssl.SslBundle;
+import org.springframework.boot.ssl.SslBundles;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.ConfigurableEnvironment;
+import org.springframework.core.env.Environment;
+
+/**
+ * SoftRDMA's reactive client, always (it connects only when asked), and server, when {@code rdma.server.port} is
+ * set, started and drained with the application. Both take the {@code rdma.*} properties ({@link RdmaProperties}),
+ * then the customizer beans; both report to the {@link RdmaActivity} bean, which metrics and health read. Every
+ * bean backs off when the application defines its own.
+ */
+@AutoConfiguration
+@ConditionalOnClass(RdmaServer.class)
+@EnableConfigurationProperties(RdmaProperties.class)
+public final class RdmaAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    RdmaActivity rdmaActivity() {
+        return new RdmaActivity();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    RdmaClient rdmaClient(RdmaProperties properties, RdmaActivity activity,
+            ObjectProvider<RdmaClientCustomizer> customizers, ObjectProvider<SslBundles> sslBundles) {
+        RdmaProperties.Client p = properties.getClient();
+        RdmaClient client = RdmaClient.create().host(p.getHost()).port(p.getPort())
+                .connectTimeout(p.getConnectTimeout())
+                .mpa(mpa(p.getMpa())).queuePair(queuePair(p.getQueuePair())).messaging(messaging(p.getMessaging()))
+                .metrics(activity.client());
+        if (p.getSsl().isEnabled()) {
+            SslContext context = sslContext(p.getSsl(), sslBundles, false);
+            client = client.tcpConfiguration(t -> t.secure(spec -> spec.sslContext(context)));
+        }
+        for (RdmaClientCustomizer c : customizers.orderedStream().toList()) {
+            client = c.customize(client);
+        }
+        return client;
+    }
+
+    /** The server, when {@code rdma.server.port} is set. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnProperty(prefix = "rdma.server", name = "port")
+    static class ServerConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean
+        RdmaServer rdmaServer(RdmaProperties properties, RdmaActivity activity,
+                ObjectProvider<RdmaServerCustomizer> customizers, ObjectProvider<RdmaSessionHandler> handler,
+                ObjectProvider<SslBundles> sslBundles) {
+            RdmaProperties.Server p = properties.getServer();
+            RdmaServer server = RdmaServer.create().port(p.getPort())
+                    .mpa(mpa(p.getMpa())).queuePair(queuePair(p.getQueuePair())).messaging(messaging(p.getMessaging()))
+                    .metrics(activity.server());
+            if (p.getAddress() != null) {
+                server = server.host(p.getAddress().getHostAddress());
+            }
+            if (p.getSsl().isEnabled()) {
+                SslContext context = sslContext(p.getSsl(), sslBundles, true);
+                server = server.tcpConfiguration(t -> t.secure(spec -> spec.sslContext(context)));
+            }
+            RdmaSessionHandler h = handler.getIfUnique();
+            if (h != null) {
+                server = server.handle(h::handle);
+            }
+            for (RdmaServerCustomizer c : customizers.orderedStream().toList()) {
+                server = c.customize(server);
+            }
+            return server;
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        RdmaServerLifecycle rdmaServerLifecycle(RdmaServer server, Environment environment) {
+            Duration drain = Binder.get(environment).bind("spring.lifecycle.timeout-per-shutdown-phase", Duration.class)
+                    .orElse(Duration.ofSeconds(30));
+            return new RdmaServerLifecycle(server, drain,
+                    environment instanceof ConfigurableEnvironment c ? c : null);
+        }
+    }
+
+    static MpaSettings mpa(RdmaProperties.Mpa p) {
+        return MpaSettings.defaults().toBuilder().revision(p.getRevision()).crc(p.isCrc()).markers(p.isMarkers())
+                .peerToPeer(p.getPeerToPeer()).requestTimeout(p.getRequestTimeout()).replyTimeout(p.getReplyTimeout())
+                .acceptTimeout(p.getAcceptTimeout()).build();
+    }
+
+    static UnaryOperator<QueuePairConfig> queuePair(RdmaProperties.QueuePair p) {
+        return c -> c.withSendQueueDepth(p.getSendQueueDepth()).withReceiveQueueDepth(p.getReceiveQueueDepth())
+                .withReadDepths(p.getOrd(), p.getIrd());
+    }
+
+    static MessagingOptions messaging(RdmaProperties.Messaging p) {
+        long inline = p.getInlineSize().toBytes();
+        if (inline > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("rdma.*.messaging.inline-size " + p.getInlineSize()
+                    + " is above 256KB, the largest RFC 8797 can advertise");
+        }
+        return new MessagingOptions((int) inline, p.getMaxMessageSize().toBytes(), p.isRemoteInvalidation(),
+                p.getSendWindow(), p.getSendWindowSize().toBytes());
+    }
+
+    /** A Netty TLS context from the Spring Boot SSL bundle {@code ssl.bundle}. */
+    static SslContext sslContext(RdmaProperties.Ssl ssl, ObjectProvider<SslBundles> bundles, boolean server) {
+        String side = server ? "rdma.server.ssl" : "rdma.client.ssl";
+        if (ssl.getBundle() == null || ssl.getBundle().isBlank()) {
+            throw new IllegalStateException(side + ".enabled is true, but " + side
+                    + ".bundle names no SSL bundle: define one under spring.ssl.bundle.* and name it there");
+        }
+        SslBundles all = bundles.getIfAvailable();
+        if (all == null) {
+            throw new IllegalStateException(side + ".bundle is '" + ssl.getBundle()
+                    + "', but the application has no SSL bundles (spring.ssl.bundle.*)");
+        }
+        SslBundle bundle = all.getBundle(ssl.getBundle());
+        try {
+            SslContextBuilder builder = server
+                    ? SslContextBuilder.forServer(bundle.getManagers().getKeyManagerFactory())
+                    : SslContextBuilder.forClient().keyManager(bundle.getManagers().getKeyManagerFactory());
+            builder.trustManager(bundle.getManagers().getTrustManagerFactory());
+            if (bundle.getOptions().getEnabledProtocols() != null) {
+                builder.protocols(bundle.getOptions().getEnabledProtocols());
+            }
+            if (bundle.getOptions().getCiphers() != null) {
+                builder.ciphers(java.util.List.of(bundle.getOptions().getCiphers()));
+            }
+            return builder.build();
+        } catch (SSLException e) {
+            throw new IllegalStateException("the SSL bundle '" + ssl.getBundle() + "' does not make a TLS context for "
+                    + side + ": " + e.getMessage(), e);
+        }
+    }
+}
