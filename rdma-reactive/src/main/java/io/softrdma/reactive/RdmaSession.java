@@ -60,6 +60,8 @@ public final class RdmaSession implements Disposable {
 
     private final Messenger messenger;
     private final RdmaMetricsRecorder recorder;
+    /** The Terminate sent or received on this stream, if any (event loop). */
+    private io.softrdma.rdmap.TerminateException terminate;
 
     RdmaSession(Connection connection, RdmaConnection rdma, SessionResources resources, RdmaMetricsRecorder recorder) {
         this.recorder = recorder;
@@ -85,6 +87,7 @@ public final class RdmaSession implements Disposable {
         qp.setListener(new io.softrdma.verbs.QueuePairListener() {
             @Override
             public void onTerminate(QueuePair queuePair, io.softrdma.rdmap.TerminateException terminate) {
+                RdmaSession.this.terminate = terminate;
                 recorder.terminate(terminate);
             }
         });
@@ -354,7 +357,8 @@ public final class RdmaSession implements Disposable {
         }
         pd.close();
         connection.dispose();
-        recorder.sessionClosed(this, cause);
+        // A stream that ended with a Terminate was lost, however the queue pair's close reported it.
+        recorder.sessionClosed(this, cause != null ? cause : terminate);
     }
 
     /** One operation's subscriber and resources. Event loop only, but for {@link #cancel()}. */

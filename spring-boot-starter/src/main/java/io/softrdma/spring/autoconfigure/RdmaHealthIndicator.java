@@ -6,8 +6,9 @@ import org.springframework.boot.health.contributor.Health;
 
 /**
  * Health of SoftRDMA: DOWN when the application has a server that is not listening (it failed to bind, or has
- * stopped); UP otherwise. Details: the server's port, open connections per role, and the errors seen — sessions
- * lost, Terminates, failed and refused startups.
+ * stopped); UP otherwise. Details: whether the server listens and on which port, and per role ({@code server},
+ * {@code client}) the open connections and the errors seen — sessions lost, Terminates, failed and refused
+ * startups.
  */
 public class RdmaHealthIndicator extends AbstractHealthIndicator {
     private final RdmaActivity activity;
@@ -30,9 +31,9 @@ public class RdmaHealthIndicator extends AbstractHealthIndicator {
         if (server != null) {
             DisposableRdmaServer bound = server.server();
             if (bound == null || bound.isDisposed()) {
-                builder.down().withDetail("server", "not listening");
+                builder.down().withDetail("listening", false);
             } else {
-                builder.up().withDetail("server", "listening on port " + bound.port());
+                builder.up().withDetail("listening", true).withDetail("port", bound.port());
             }
         } else {
             builder.up();
