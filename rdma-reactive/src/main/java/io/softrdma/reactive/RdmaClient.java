@@ -71,7 +71,6 @@ public final class RdmaClient {
                 // Netty 4.2's default (adaptive) allocator makes every slice of a read buffer an object
                 // of its own; the pooled one recycles them, as ConnectionManager's channels do.
                 .option(ChannelOption.ALLOCATOR, io.netty.buffer.PooledByteBufAllocator.DEFAULT)
-                .option(ChannelOption.AUTO_READ, true)
                 .option(ChannelOption.WRITE_BUFFER_WATER_MARK, RdmaPipeline.WATER_MARK)
                 .option(ChannelOption.RCVBUF_ALLOCATOR, RdmaPipeline.READ_BUFFERS);
         return new RdmaClient(tcp, RdmaDevice.create("reactive-client"), DEFAULT_MPA, c -> c,

@@ -74,7 +74,6 @@ public final class RdmaServer {
                 // Netty 4.2's default (adaptive) allocator makes every slice of a read buffer an object
                 // of its own; the pooled one recycles them, as ConnectionManager's channels do.
                 .childOption(ChannelOption.ALLOCATOR, io.netty.buffer.PooledByteBufAllocator.DEFAULT)
-                .childOption(ChannelOption.AUTO_READ, true)
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, RdmaPipeline.WATER_MARK)
                 .childOption(ChannelOption.RCVBUF_ALLOCATOR, RdmaPipeline.READ_BUFFERS);
         return new RdmaServer(tcp, RdmaDevice.create("reactive-server"), MpaSettings.defaults(), c -> c,

@@ -15,7 +15,6 @@ import io.softrdma.reactive.SessionStatistics;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.LongSupplier;
 import java.util.function.ToLongFunction;
 
 /**
@@ -65,21 +64,22 @@ public class RdmaMeterBinder implements MeterBinder {
         for (RdmapOpcode op : RdmapOpcode.values()) {
             for (boolean inbound : new boolean[] {false, true}) {
                 Tags t = tags.and("opcode", opcodeTag(op), "direction", inbound ? "received" : "sent");
-                counter(registry, "rdma.messages", "RDMAP messages (RFC 5040 §4.2)", "messages", t,
-                        () -> role.messages(op, inbound));
-                counter(registry, "rdma.bytes", "payload octets of RDMAP messages", BaseUnits.BYTES, t,
-                        () -> role.octets(op, inbound));
+                counter(registry, "rdma.messages", "RDMAP messages (RFC 5040 §4.2)", "messages", t, role,
+                        r -> r.messages(op, inbound));
+                counter(registry, "rdma.bytes", "payload octets of RDMAP messages", BaseUnits.BYTES, t, role,
+                        r -> r.octets(op, inbound));
             }
         }
-        gauge(registry, "rdma.connections", "open RDMA sessions", "connections", tags, () -> role.openSessions().size());
+        gauge(registry, "rdma.connections", "open RDMA sessions", "connections", tags, role,
+                r -> r.openSessions().size());
         counter(registry, "rdma.connections.closed", "RDMA sessions ended", "connections",
-                tags.and("outcome", "graceful"), role::closedGracefully);
+                tags.and("outcome", "graceful"), role, RdmaActivity.Role::closedGracefully);
         counter(registry, "rdma.connections.closed", "RDMA sessions ended", "connections", tags.and("outcome", "lost"),
-                role::lost);
+                role, RdmaActivity.Role::lost);
         counter(registry, "rdma.startup.failures", "connections that never became sessions", "connections",
-                tags.and("reason", "rejected"), role::startupsRejected);
+                tags.and("reason", "rejected"), role, RdmaActivity.Role::startupsRejected);
         counter(registry, "rdma.startup.failures", "connections that never became sessions", "connections",
-                tags.and("reason", "failed"), role::startupsFailed);
+                tags.and("reason", "failed"), role, RdmaActivity.Role::startupsFailed);
         sum(registry, "rdma.credits.available", "Send credits held from peers", "credits", tags, role,
                 SessionStatistics::creditsAvailable);
         sum(registry, "rdma.credits.granted", "Send credits granted to peers (receive buffers announced)", "credits",
@@ -110,23 +110,26 @@ public class RdmaMeterBinder implements MeterBinder {
         };
     }
 
-    /** A counter that never goes back, though sessions move their counts from "open" to "ended" under it. */
+    /**
+     * A counter that never goes back, though sessions move their counts from "open" to "ended" under it. Its
+     * object is the role, which the activity bean keeps alive (a meter holds its object weakly).
+     */
     private static void counter(MeterRegistry registry, String name, String description, String unit, Tags tags,
-            LongSupplier count) {
+            RdmaActivity.Role role, ToLongFunction<RdmaActivity.Role> count) {
         AtomicLong highest = new AtomicLong();
-        FunctionCounter.builder(name, count, c -> highest.accumulateAndGet(c.getAsLong(), Math::max))
+        FunctionCounter.builder(name, role, r -> highest.accumulateAndGet(count.applyAsLong(r), Math::max))
                 .description(description).baseUnit(unit).tags(tags).register(registry);
     }
 
     private static void gauge(MeterRegistry registry, String name, String description, String unit, Tags tags,
-            LongSupplier value) {
-        Gauge.builder(name, value, v -> v.getAsLong()).description(description).baseUnit(unit).tags(tags)
+            RdmaActivity.Role role, ToLongFunction<RdmaActivity.Role> value) {
+        Gauge.builder(name, role, r -> value.applyAsLong(r)).description(description).baseUnit(unit).tags(tags)
                 .register(registry);
     }
 
     private static void sum(MeterRegistry registry, String name, String description, String unit, Tags tags,
             RdmaActivity.Role role, ToLongFunction<SessionStatistics> value) {
-        gauge(registry, name, description, unit, tags, () -> role.sum(value));
+        gauge(registry, name, description, unit, tags, role, r -> r.sum(value));
     }
 
     /** Latency timers and tagged Terminate counters, fed as events happen. */

@@ -1,0 +1,88 @@
+package io.softrdma.samples.remotememory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * Both applications of the sample on loopback, as they run in production but in one JVM: the service lends its
+ * region, the client RDMA-Reads and RDMA-Writes it and checks it against the service's checksum, round after round;
+ * then both report UP on {@code /actuator/health} and SoftRDMA's meters on {@code /actuator/prometheus}.
+ */
+class RemoteMemoryEndToEndTest {
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    private String get(int port, String path) throws Exception {
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).as("GET %s", path).isEqualTo(200);
+        return r.body();
+    }
+
+    private static double sample(String prometheus, String series) {
+        Matcher m = Pattern.compile("^" + Pattern.quote(series) + " (\\S+)$", Pattern.MULTILINE).matcher(prometheus);
+        assertThat(m.find()).as("series %s in /actuator/prometheus", series).isTrue();
+        return Double.parseDouble(m.group(1));
+    }
+
+    @Test
+    void theClientReadsAndWritesTheServicesMemoryAndBothAreHealthyAndMeasured() throws Exception {
+        try (ConfigurableApplicationContext service = new SpringApplicationBuilder(RemoteMemoryApplication.class)
+                .profiles("service").run("--server.port=0", "--rdma.server.port=0", "--rdma.server.address=127.0.0.1",
+                        "--remote-memory.size=256KB")) {
+            int serviceHttp = service.getEnvironment().getRequiredProperty("local.server.port", Integer.class);
+            int serviceRdma = service.getEnvironment().getRequiredProperty("local.rdma.server.port", Integer.class);
+            try (ConfigurableApplicationContext client = new SpringApplicationBuilder(RemoteMemoryApplication.class)
+                    .profiles("client").run("--server.port=0", "--rdma.client.host=127.0.0.1",
+                            "--rdma.client.port=" + serviceRdma, "--remote-memory.size=256KB",
+                            "--remote-memory.service-url=http://127.0.0.1:" + serviceHttp,
+                            "--remote-memory.interval=100ms", "--remote-memory.rounds=0")) {
+                RemoteMemoryCheck check = client.getBean(RemoteMemoryCheck.class);
+                long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+                while (check.results().size() < 3 && System.nanoTime() < deadline) {
+                    Thread.sleep(50);
+                }
+                List<RemoteMemoryCheck.Result> results = check.results();
+                assertThat(results).hasSizeGreaterThanOrEqualTo(3);
+                assertThat(results).allSatisfy(r -> assertThat(r.passed()).as(r.detail()).isTrue());
+
+                int clientHttp = client.getEnvironment().getRequiredProperty("local.server.port", Integer.class);
+                for (int port : new int[] {serviceHttp, clientHttp}) {
+                    String health = get(port, "/actuator/health");
+                    assertThat(health).startsWith("{").contains("\"status\":\"UP\"").contains("\"rdma\":{");
+                }
+                assertThat(get(serviceHttp, "/actuator/health")).contains("\"listening\":true");
+
+                String served = get(serviceHttp, "/actuator/prometheus");
+                assertThat(sample(served, "rdma_connections{role=\"server\"}")).isEqualTo(1);
+                assertThat(sample(served, "rdma_bytes_total{direction=\"sent\",opcode=\"read.response\",role=\"server\"}"))
+                        .isGreaterThanOrEqualTo(3 * 256 * 1024);
+                assertThat(sample(served, "rdma_bytes_total{direction=\"received\",opcode=\"write\",role=\"server\"}"))
+                        .isGreaterThanOrEqualTo(3 * 64 * 1024);
+                assertThat(sample(served, "rdma_reads_ird_reads{role=\"server\"}")).isPositive();
+                assertThat(sample(served, "rdma_credits_granted_credits{role=\"server\"}")).isPositive();
+
+                String used = get(clientHttp, "/actuator/prometheus");
+                assertThat(sample(used, "rdma_operation_seconds_count{operation=\"read\",outcome=\"success\","
+                        + "role=\"client\"}")).isGreaterThanOrEqualTo(3);
+                assertThat(sample(used, "rdma_operation_seconds_count{operation=\"write\",outcome=\"success\","
+                        + "role=\"client\"}")).isGreaterThanOrEqualTo(3);
+                assertThat(sample(used, "rdma_reads_ord_reads{role=\"client\"}")).isPositive();
+                assertThat(sample(used, "rdma_reads_outstanding_reads{role=\"client\"}")).isGreaterThanOrEqualTo(0);
+                // (rdma_terminates appears with the first Terminate: its tags are the Terminate's Layer/EType/Code.)
+                assertThat(used).contains("rdma_credits_available_credits{role=\"client\"}",
+                        "rdma_startup_failures_connections_total{reason=\"rejected\",role=\"client\"}");
+            }
+        }
+    }
+}
