@@ -26,16 +26,10 @@ public class RdmaProperties {
         return client;
     }
 
-    /** The server: started with the application when {@code rdma.server.port} is set. */
-    public static class Server {
-        /** Port to listen on (0 for any free one); the server starts only when this is set. */
-        private Integer port;
-
-        /** Address to bind; every interface when unset. */
-        private InetAddress address;
-
+    /** What a server and a client both have: the MPA, queue pair, messaging and TLS groups. */
+    public abstract static class Side {
         @NestedConfigurationProperty
-        private final Mpa mpa = new Mpa();
+        private final Mpa mpa;
 
         @NestedConfigurationProperty
         private final QueuePair queuePair = new QueuePair();
@@ -46,20 +40,8 @@ public class RdmaProperties {
         @NestedConfigurationProperty
         private final Ssl ssl = new Ssl();
 
-        public Integer getPort() {
-            return port;
-        }
-
-        public void setPort(Integer port) {
-            this.port = port;
-        }
-
-        public InetAddress getAddress() {
-            return address;
-        }
-
-        public void setAddress(InetAddress address) {
-            this.address = address;
+        Side(Mpa mpa) {
+            this.mpa = mpa;
         }
 
         public Mpa getMpa() {
@@ -79,8 +61,38 @@ public class RdmaProperties {
         }
     }
 
+    /** The server: started with the application when {@code rdma.server.port} is set. */
+    public static class Server extends Side {
+        /** Port to listen on (0 for any free one); the server starts only when this is set. */
+        private Integer port;
+
+        /** Address to bind; every interface when unset. */
+        private InetAddress address;
+
+        public Server() {
+            super(new Mpa());
+        }
+
+        public Integer getPort() {
+            return port;
+        }
+
+        public void setPort(Integer port) {
+            this.port = port;
+        }
+
+        public InetAddress getAddress() {
+            return address;
+        }
+
+        public void setAddress(InetAddress address) {
+            this.address = address;
+        }
+
+    }
+
     /** The client: an RdmaClient bean that connects when the application asks it to. */
-    public static class Client {
+    public static class Client extends Side {
         /** Host of the server to connect to. */
         private String host = "localhost";
 
@@ -90,17 +102,9 @@ public class RdmaProperties {
         /** How long a TCP connect may take (the MPA exchange has its own timeouts). */
         private Duration connectTimeout = Duration.ofSeconds(10);
 
-        @NestedConfigurationProperty
-        private final Mpa mpa = new Mpa(PeerToPeerMode.WRITE);
-
-        @NestedConfigurationProperty
-        private final QueuePair queuePair = new QueuePair();
-
-        @NestedConfigurationProperty
-        private final Messaging messaging = new Messaging();
-
-        @NestedConfigurationProperty
-        private final Ssl ssl = new Ssl();
+        public Client() {
+            super(new Mpa(PeerToPeerMode.WRITE));
+        }
 
         public String getHost() {
             return host;
@@ -126,21 +130,6 @@ public class RdmaProperties {
             this.connectTimeout = connectTimeout;
         }
 
-        public Mpa getMpa() {
-            return mpa;
-        }
-
-        public QueuePair getQueuePair() {
-            return queuePair;
-        }
-
-        public Messaging getMessaging() {
-            return messaging;
-        }
-
-        public Ssl getSsl() {
-            return ssl;
-        }
     }
 
     /** MPA connection setup (RFC 5044 §7.1; RFC 6581 for revision 2). */

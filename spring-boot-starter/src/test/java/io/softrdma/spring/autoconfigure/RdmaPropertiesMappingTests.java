@@ -1,0 +1,83 @@
+package io.softrdma.spring.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.softrdma.mpa.MpaSettings;
+import io.softrdma.mpa.PeerToPeerMode;
+import io.softrdma.reactive.MessagingOptions;
+import io.softrdma.verbs.QueuePairConfig;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+/**
+ * Every {@code rdma.*} property, bound from text as an application would write it, reaches the library setting it
+ * names: MPA ({@link MpaSettings}), queue pair ({@link QueuePairConfig}) and messaging ({@link MessagingOptions}).
+ * (What reaches the wire is checked in {@link RdmaAutoConfigurationTests}.)
+ */
+class RdmaPropertiesMappingTests {
+    private static final io.softrdma.verbs.CompletionQueue CQ = io.softrdma.verbs.RdmaDevice.create("mapping")
+            .createCompletionQueue(1);
+
+    @Test
+    void everyPropertyOfBothSidesReachesItsSetting() {
+        for (String side : new String[] {"server", "client"}) {
+            new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(RdmaAutoConfiguration.class))
+                    .withPropertyValues("rdma." + side + ".mpa.revision=2", "rdma." + side + ".mpa.crc=false",
+                            "rdma." + side + ".mpa.markers=true", "rdma." + side + ".mpa.peer-to-peer=read",
+                            "rdma." + side + ".mpa.request-timeout=3s", "rdma." + side + ".mpa.reply-timeout=4s",
+                            "rdma." + side + ".mpa.accept-timeout=1500ms",
+                            "rdma." + side + ".queue-pair.ord=7", "rdma." + side + ".queue-pair.ird=9",
+                            "rdma." + side + ".queue-pair.send-queue-depth=40",
+                            "rdma." + side + ".queue-pair.receive-queue-depth=50",
+                            "rdma." + side + ".messaging.inline-size=16KB",
+                            "rdma." + side + ".messaging.max-message-size=2MB",
+                            "rdma." + side + ".messaging.remote-invalidation=false",
+                            "rdma." + side + ".messaging.send-window=100",
+                            "rdma." + side + ".messaging.send-window-size=256KB",
+                            "rdma." + side + ".ssl.enabled=false", "rdma." + side + ".ssl.bundle=b")
+                    .run(context -> {
+                        RdmaProperties all = context.getBean(RdmaProperties.class);
+                        RdmaProperties.Side p = side.equals("server") ? all.getServer() : all.getClient();
+                        MpaSettings mpa = RdmaAutoConfiguration.mpa(p.getMpa());
+                        assertThat(mpa.revision()).isEqualTo(2); // revision 1: on the wire, in RdmaAutoConfigurationTests
+                        assertThat(mpa.crc()).isFalse();
+                        assertThat(mpa.markers()).isTrue();
+                        assertThat(mpa.peerToPeer()).isEqualTo(PeerToPeerMode.READ);
+                        assertThat(mpa.requestTimeout()).isEqualTo(Duration.ofSeconds(3));
+                        assertThat(mpa.replyTimeout()).isEqualTo(Duration.ofSeconds(4));
+                        assertThat(mpa.acceptTimeout()).isEqualTo(Duration.ofMillis(1500));
+                        QueuePairConfig qp = RdmaAutoConfiguration.queuePair(p.getQueuePair())
+                                .apply(QueuePairConfig.of(CQ));
+                        assertThat(qp.ord()).isEqualTo(7);
+                        assertThat(qp.ird()).isEqualTo(9);
+                        assertThat(qp.sendQueueDepth()).isEqualTo(40);
+                        assertThat(qp.receiveQueueDepth()).isEqualTo(50);
+                        MessagingOptions m = RdmaAutoConfiguration.messaging(p.getMessaging());
+                        assertThat(m.inlineSize()).isEqualTo(16 * 1024);
+                        assertThat(m.maxMessageSize()).isEqualTo(2 * 1024 * 1024);
+                        assertThat(m.remoteInvalidation()).isFalse();
+                        assertThat(m.sendWindow()).isEqualTo(100);
+                        assertThat(m.sendWindowBytes()).isEqualTo(256 * 1024);
+                        assertThat(p.getSsl().isEnabled()).isFalse();
+                        assertThat(p.getSsl().getBundle()).isEqualTo("b");
+                    });
+        }
+    }
+
+    @Test
+    void theDefaultsAreTheLibrarysAndTheClientOffersTheWriteRtr() {
+        RdmaProperties defaults = new RdmaProperties();
+        MpaSettings server = RdmaAutoConfiguration.mpa(defaults.getServer().getMpa());
+        assertThat(server).isEqualTo(MpaSettings.defaults());
+        MpaSettings client = RdmaAutoConfiguration.mpa(defaults.getClient().getMpa());
+        assertThat(client).isEqualTo(io.softrdma.reactive.RdmaClient.DEFAULT_MPA);
+        assertThat(RdmaAutoConfiguration.messaging(defaults.getServer().getMessaging()))
+                .isEqualTo(MessagingOptions.DEFAULTS);
+        QueuePairConfig library = QueuePairConfig.of(CQ);
+        QueuePairConfig mapped = RdmaAutoConfiguration.queuePair(defaults.getServer().getQueuePair()).apply(library);
+        assertThat(mapped).isEqualTo(library);
+        assertThat(defaults.getClient().getPort()).isEqualTo(io.softrdma.reactive.RdmaServer.DEFAULT_PORT);
+    }
+}
