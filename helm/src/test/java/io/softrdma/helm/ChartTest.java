@@ -1,0 +1,335 @@
+package io.softrdma.helm;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.marcnuri.helm.Helm;
+import com.marcnuri.helm.LintResult;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.PodTemplateSpec;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServicePort;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The chart, offline: {@code helm lint --strict}, then {@code helm template} with the default values and with a
+ * production-like values file, the manifests read back as typed Kubernetes objects and checked — kinds, labels,
+ * ports, probes, security context, config, TLS, monitoring — and values the schema must refuse.
+ */
+class ChartTest {
+    static final Path CHART = Path.of("softrdma-remote-memory");
+    static final Path VALUES = Path.of("src/test/resources");
+    private static final KubernetesSerialization YAML = new KubernetesSerialization();
+
+    /** Renders the chart as release "demo" in namespace "apps", with {@code values} if not null. */
+    static List<HasMetadata> render(Path values) {
+        var template = new Helm(CHART).template().withName("demo").withNamespace("apps").withKubeVersion("1.31.0");
+        if (values != null) {
+            template = template.withValuesFile(values);
+        }
+        String manifests = template.call();
+        List<HasMetadata> objects = new ArrayList<>();
+        for (String doc : manifests.split("(?m)^---\\s*$")) {
+            if (doc.lines().anyMatch(l -> l.startsWith("kind:"))) {
+                HasMetadata o = YAML.unmarshal(doc);
+                objects.add(o);
+            }
+        }
+        return objects;
+    }
+
+    static <T extends HasMetadata> List<T> all(List<HasMetadata> objects, Class<T> type) {
+        return objects.stream().filter(type::isInstance).map(type::cast).toList();
+    }
+
+    static <T extends HasMetadata> T one(List<HasMetadata> objects, Class<T> type, String name) {
+        return all(objects, type).stream().filter(o -> o.getMetadata().getName().equals(name)).findFirst()
+                .orElseThrow(() -> new AssertionError("no " + type.getSimpleName() + " " + name + " in "
+                        + objects.stream().map(o -> o.getKind() + "/" + o.getMetadata().getName()).toList()));
+    }
+
+    /** Every field of every object is one Kubernetes knows: fabric8 keeps unknown ones aside instead of failing. */
+    static void noUnknownFields(Object o, String where) {
+        if (o instanceof io.fabric8.kubernetes.api.model.KubernetesResource && !(o instanceof GenericKubernetesResource)) {
+            try {
+                var m = o.getClass().getMethod("getAdditionalProperties");
+                @SuppressWarnings("unchecked")
+                Map<String, Object> extra = (Map<String, Object>) m.invoke(o);
+                assertThat(extra).as("unknown fields in %s", where).isEmpty();
+            } catch (NoSuchMethodException e) {
+                return;
+            } catch (ReflectiveOperationException e) {
+                throw new AssertionError(e);
+            }
+            for (var getter : o.getClass().getMethods()) {
+                if (getter.getParameterCount() == 0 && getter.getName().startsWith("get")
+                        && !getter.getName().equals("getAdditionalProperties") && !getter.getName().equals("getClass")) {
+                    try {
+                        Object v = getter.invoke(o);
+                        if (v instanceof List<?> l) {
+                            for (Object e : l) {
+                                noUnknownFields(e, where + "." + getter.getName());
+                            }
+                        } else {
+                            noUnknownFields(v, where + "." + getter.getName());
+                        }
+                    } catch (ReflectiveOperationException e) {
+                        throw new AssertionError(e);
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void lintStrictPasses() {
+        LintResult result = new Helm(CHART).lint().strict().call();
+        assertThat(result.isFailed()).as("helm lint --strict: %s", result.getMessages()).isFalse();
+    }
+
+    @Test
+    void defaultValuesRenderTheServiceTheClientAndTheirPolicies() {
+        List<HasMetadata> objects = render(null);
+        objects.forEach(o -> noUnknownFields(o, o.getKind() + "/" + o.getMetadata().getName()));
+        assertThat(objects).extracting(HasMetadata::getKind).containsExactlyInAnyOrder("ConfigMap", "Service",
+                "Service", "Deployment", "StatefulSet", "NetworkPolicy");
+        for (HasMetadata o : objects) {
+            Map<String, String> labels = o.getMetadata().getLabels();
+            assertThat(labels).as("labels of %s", o.getMetadata().getName())
+                    .containsEntry("app.kubernetes.io/name", "softrdma-remote-memory")
+                    .containsEntry("app.kubernetes.io/instance", "demo")
+                    .containsEntry("app.kubernetes.io/managed-by", "Helm")
+                    .containsEntry("app.kubernetes.io/version", "0.1.0-SNAPSHOT")
+                    .containsEntry("helm.sh/chart", "softrdma-remote-memory-0.1.0");
+        }
+
+        StatefulSet service = one(objects, StatefulSet.class, "demo-softrdma-remote-memory-service");
+        assertThat(service.getSpec().getServiceName()).isEqualTo("demo-softrdma-remote-memory-service-headless");
+        assertThat(service.getSpec().getReplicas()).isEqualTo(1);
+        assertThat(service.getSpec().getSelector().getMatchLabels())
+                .containsEntry("app.kubernetes.io/component", "service");
+        Container c = checkPod(service.getSpec().getTemplate(), "service", 8080);
+        assertThat(c.getPorts()).extracting(p -> p.getName() + "=" + p.getContainerPort())
+                .containsExactly("rdma=7471", "http=8080");
+        assertThat(c.getImage()).isEqualTo("ghcr.io/softrdma/remote-memory:0.1.0-SNAPSHOT");
+        assertThat(c.getEnv()).anyMatch(e -> e.getName().equals("SPRING_PROFILES_ACTIVE")
+                && e.getValue().equals("service"));
+
+        Service clusterIp = one(objects, Service.class, "demo-softrdma-remote-memory-service");
+        assertThat(clusterIp.getSpec().getType()).isEqualTo("ClusterIP");
+        assertThat(clusterIp.getSpec().getPorts()).extracting(ServicePort::getName, ServicePort::getPort,
+                ServicePort::getProtocol).containsExactly(
+                        org.assertj.core.groups.Tuple.tuple("rdma", 7471, "TCP"),
+                        org.assertj.core.groups.Tuple.tuple("http", 8080, "TCP"));
+        Service headless = one(objects, Service.class, "demo-softrdma-remote-memory-service-headless");
+        assertThat(headless.getSpec().getClusterIP()).isEqualTo("None");
+        assertThat(headless.getSpec().getSelector()).isEqualTo(clusterIp.getSpec().getSelector());
+
+        Deployment client = one(objects, Deployment.class, "demo-softrdma-remote-memory-client");
+        Container cc = checkPod(client.getSpec().getTemplate(), "client", 8081);
+        String target = "demo-softrdma-remote-memory-service-0.demo-softrdma-remote-memory-service-headless"
+                + ".apps.svc.cluster.local";
+        assertThat(cc.getEnv()).anyMatch(e -> e.getName().equals("REMOTE_MEMORY_SERVICE_URL")
+                && e.getValue().equals("http://" + target + ":8080"));
+
+        ConfigMap config = one(objects, ConfigMap.class, "demo-softrdma-remote-memory-config");
+        assertThat(config.getData().get("service.yaml")).contains("port: 7471", "port: 8080",
+                "include: readinessState,rdma", "timeout-per-shutdown-phase: 25s", "size: 1MB")
+                .doesNotContain("ssl");
+        assertThat(config.getData().get("client.yaml")).contains("host: " + target, "port: 7471");
+
+        NetworkPolicy policy = one(objects, NetworkPolicy.class, "demo-softrdma-remote-memory-service");
+        assertThat(policy.getSpec().getPodSelector().getMatchLabels()).containsEntry("app.kubernetes.io/component",
+                "service");
+        var rdma = policy.getSpec().getIngress().get(0);
+        assertThat(rdma.getPorts()).singleElement().satisfies(p -> assertThat(p.getPort().getIntVal())
+                .isEqualTo(7471));
+        assertThat(rdma.getFrom()).singleElement().satisfies(f -> assertThat(f.getPodSelector().getMatchLabels())
+                .containsEntry("app.kubernetes.io/component", "client"));
+        var http = policy.getSpec().getIngress().get(1);
+        assertThat(http.getPorts()).singleElement().satisfies(p -> assertThat(p.getPort().getIntVal())
+                .isEqualTo(8080));
+        assertThat(http.getFrom()).as("HTTP open to every source by default").isNullOrEmpty();
+
+    }
+
+    @Test
+    void theNotesTellHowToReachTheServiceAndTheChecks() {
+        // NOTES.txt, as a client-only dry-run install renders it.
+        String output = new Helm(CHART).install().withName("demo").withNamespace("apps").withKubeVersion("1.31.0")
+                .dryRun().clientOnly().call().getOutput();
+        String notes = output.substring(output.indexOf("NOTES:"));
+        assertThat(notes).contains("demo-softrdma-remote-memory-service:7471",
+                "demo-softrdma-remote-memory-service-<N>.demo-softrdma-remote-memory-service-headless.apps.svc"
+                        + ".cluster.local:7471",
+                "kubectl port-forward -n apps demo-softrdma-remote-memory-service-0 8080",
+                "only this release's client pods to the RDMA port 7471", "helm test -n apps demo");
+    }
+
+    @Test
+    void theChartTestAsksTheServicesReadinessAndRegion() throws Exception {
+        // helm template leaves hooks out (and there is no cluster for helm test): render a copy of the chart whose
+        // test pod is not a hook, and check that pod; the original must carry the test hook.
+        Path test = CHART.resolve("templates/tests/test-readiness.yaml");
+        String template = Files.readString(test);
+        assertThat(template).contains("helm.sh/hook: test");
+        Path copy = Files.createTempDirectory("chart");
+        try {
+            copyTree(CHART, copy);
+            Path inCopy = copy.resolve("templates/tests/test-readiness.yaml");
+            Files.writeString(inCopy, template.lines().filter(l -> !l.contains("helm.sh/hook"))
+                    .reduce("", (x, y) -> x + y + "\n"));
+            String manifests = new Helm(copy).template().withName("demo").withNamespace("apps")
+                    .withKubeVersion("1.31.0").call();
+            Pod pod = null;
+            for (String doc : manifests.split("(?m)^---\\s*$")) {
+                if (doc.contains("kind: Pod")) {
+                    pod = YAML.unmarshal(doc, Pod.class);
+                }
+            }
+            assertThat(pod).as("the test pod").isNotNull();
+            noUnknownFields(pod, "test pod");
+            assertThat(pod.getMetadata().getName()).isEqualTo("demo-softrdma-remote-memory-test-readiness");
+            assertThat(pod.getSpec().getRestartPolicy()).isEqualTo("Never");
+            assertThat(pod.getSpec().getSecurityContext().getRunAsNonRoot()).isTrue();
+            assertThat(pod.getSpec().getContainers().get(0).getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
+            assertThat(String.join(" ", pod.getSpec().getContainers().get(0).getCommand()))
+                    .contains("http://demo-softrdma-remote-memory-service:8080/actuator/health/readiness",
+                            "http://demo-softrdma-remote-memory-service:8080/region");
+        } finally {
+            try (var walk = Files.walk(copy)) {
+                walk.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+            }
+        }
+    }
+
+    private static void copyTree(Path from, Path to) throws java.io.IOException {
+        try (var walk = Files.walk(from)) {
+            for (Path p : walk.toList()) {
+                Path target = to.resolve(from.relativize(p).toString());
+                if (Files.isDirectory(p)) {
+                    Files.createDirectories(target);
+                } else {
+                    Files.copy(p, target);
+                }
+            }
+        }
+    }
+
+    /** The pod template's probes, security, scrape annotations and volumes; returns its one container. */
+    static Container checkPod(PodTemplateSpec template, String component, int httpPort) {
+        assertThat(template.getMetadata().getLabels()).containsEntry("app.kubernetes.io/component", component);
+        assertThat(template.getMetadata().getAnnotations()).containsEntry("prometheus.io/scrape", "true")
+                .containsEntry("prometheus.io/port", Integer.toString(httpPort))
+                .containsEntry("prometheus.io/path", "/actuator/prometheus").containsKey("checksum/config");
+        PodSpec spec = template.getSpec();
+        assertThat(spec.getAutomountServiceAccountToken()).isFalse();
+        assertThat(spec.getSecurityContext().getRunAsNonRoot()).isTrue();
+        assertThat(spec.getSecurityContext().getRunAsUser()).isEqualTo(10001L);
+        assertThat(spec.getSecurityContext().getSeccompProfile().getType()).isEqualTo("RuntimeDefault");
+        assertThat(spec.getContainers()).hasSize(1);
+        Container c = spec.getContainers().get(0);
+        assertThat(c.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
+        assertThat(c.getSecurityContext().getAllowPrivilegeEscalation()).isFalse();
+        assertThat(c.getSecurityContext().getRunAsNonRoot()).isTrue();
+        assertThat(c.getSecurityContext().getCapabilities().getDrop()).containsExactly("ALL");
+        assertThat(c.getLivenessProbe().getHttpGet().getPath()).isEqualTo("/actuator/health/liveness");
+        assertThat(c.getLivenessProbe().getHttpGet().getPort().getStrVal()).isEqualTo("http");
+        assertThat(c.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/actuator/health/readiness");
+        assertThat(c.getResources().getRequests()).containsKeys("cpu", "memory");
+        assertThat(c.getResources().getLimits()).containsKeys("cpu", "memory");
+        // A read-only root needs a writable /tmp, and the configuration comes from the ConfigMap.
+        assertThat(c.getVolumeMounts()).anyMatch(m -> m.getMountPath().equals("/tmp"))
+                .anyMatch(m -> m.getMountPath().equals("/config") && Boolean.TRUE.equals(m.getReadOnly()));
+        assertThat(c.getEnv()).anyMatch(e -> e.getName().equals("SPRING_CONFIG_ADDITIONAL_LOCATION")
+                && e.getValue().equals("file:/config/" + component + ".yaml"));
+        return c;
+    }
+
+    @Test
+    void productionValuesScaleOutSecureAndMonitor() throws Exception {
+        List<HasMetadata> objects = render(VALUES.resolve("values-production.yaml"));
+        objects.forEach(o -> noUnknownFields(o, o.getKind() + "/" + o.getMetadata().getName()));
+        assertThat(objects).extracting(HasMetadata::getKind).contains("ServiceMonitor", "ConfigMap", "StatefulSet");
+
+        StatefulSet service = one(objects, StatefulSet.class, "rm-service");
+        assertThat(service.getSpec().getReplicas()).isEqualTo(3);
+        assertThat(service.getSpec().getTemplate().getSpec().getTerminationGracePeriodSeconds()).isEqualTo(60L);
+        assertThat(service.getSpec().getTemplate().getSpec().getImagePullSecrets()).extracting("name")
+                .containsExactly("registry-credentials");
+        Container c = checkPod(service.getSpec().getTemplate(), "service", 18080);
+        assertThat(c.getImage()).isEqualTo("registry.example.com/softrdma/remote-memory:1.2.3");
+        assertThat(c.getImagePullPolicy()).isEqualTo("Always");
+        assertThat(c.getPorts()).extracting(p -> p.getName() + "=" + p.getContainerPort())
+                .containsExactly("rdma=17471", "http=18080");
+        assertThat(c.getResources().getLimits().get("memory").toString()).isEqualTo("3Gi");
+        assertThat(c.getVolumeMounts()).anyMatch(m -> m.getMountPath().equals("/etc/softrdma/tls"));
+        assertThat(service.getSpec().getTemplate().getSpec().getVolumes())
+                .anyMatch(v -> v.getSecret() != null && v.getSecret().getSecretName().equals("rm-tls"));
+
+        Deployment client = one(objects, Deployment.class, "rm-client");
+        assertThat(client.getSpec().getReplicas()).isEqualTo(2);
+        Container cc = checkPod(client.getSpec().getTemplate(), "client", 18081);
+        assertThat(cc.getEnv()).anyMatch(e -> e.getName().equals("REMOTE_MEMORY_SERVICE_URL")
+                && e.getValue().equals("http://rm-service-2.rm-service-headless.apps.svc.cluster.local:18080"));
+
+        ConfigMap config = one(objects, ConfigMap.class, "rm-config");
+        // The values' service.config merged over the chart's own settings; TLS from the mounted Secret.
+        assertThat(config.getData().get("service.yaml")).contains("port: 17471", "ird: 32", "inline-size: 8KB",
+                "bundle: rdma-server", "file:/etc/softrdma/tls/tls.crt", "timeout-per-shutdown-phase: 55s",
+                "size: 8MB");
+        assertThat(config.getData().get("client.yaml")).contains("bundle: rdma-client", "file:/etc/softrdma/tls/ca.crt",
+                "host: rm-service-2.rm-service-headless.apps.svc.cluster.local", "port: 17471");
+
+        GenericKubernetesResource monitor = all(objects, GenericKubernetesResource.class).stream()
+                .filter(o -> o.getKind().equals("ServiceMonitor")).findFirst().orElseThrow();
+        assertThat(monitor.getApiVersion()).isEqualTo("monitoring.coreos.com/v1");
+        assertThat(monitor.getMetadata().getLabels()).containsEntry("release", "kube-prometheus-stack");
+        assertThat(monitor.<String>get("spec", "endpoints", 0, "path")).isEqualTo("/actuator/prometheus");
+        assertThat(monitor.<String>get("spec", "endpoints", 0, "interval")).isEqualTo("15s");
+
+        ConfigMap dashboard = one(objects, ConfigMap.class, "rm-dashboard");
+        assertThat(dashboard.getMetadata().getLabels()).containsEntry("grafana_dashboard", "1");
+        String json = dashboard.getData().get("softrdma.json");
+        assertThat(json).isEqualTo(Files.readString(CHART.resolve("dashboards/softrdma.json")).strip());
+        // Every panel queries a meter the starter publishes.
+        assertThat(json).contains("rdma_bytes_total", "rdma_messages_total", "rdma_operation_seconds_bucket",
+                "rdma_credits_available_credits", "rdma_credits_granted_credits", "rdma_reads_outstanding_reads",
+                "rdma_reads_ord_reads", "rdma_reads_inbound_queued_reads", "rdma_reads_ird_reads", "rdma_connections",
+                "rdma_terminates_messages_total", "rdma_startup_failures_connections_total");
+
+        NetworkPolicy policy = one(objects, NetworkPolicy.class, "rm-service");
+        assertThat(policy.getSpec().getIngress().get(0).getPorts().get(0).getPort().getIntVal()).isEqualTo(17471);
+        assertThat(policy.getSpec().getIngress().get(1).getFrom()).hasSize(2)
+                .anyMatch(f -> f.getNamespaceSelector() != null && "monitoring".equals(
+                        f.getNamespaceSelector().getMatchLabels().get("kubernetes.io/metadata.name")));
+    }
+
+    @Test
+    void theSchemaRefusesUnknownKeysAndWrongTypes() {
+        assertThatThrownBy(() -> render(VALUES.resolve("values-bad.yaml")))
+                .hasMessageContaining("values don't meet the specifications of the schema")
+                .hasMessageContaining("replicaCount")
+                .hasMessageContaining("rdma");
+    }
+
+    @Test
+    void tlsWithoutASecretIsRefused() {
+        assertThatThrownBy(() -> render(VALUES.resolve("values-tls-without-secret.yaml")))
+                .hasMessageContaining("secretName");
+    }
+}
