@@ -332,4 +332,15 @@ class ChartTest {
         assertThatThrownBy(() -> render(VALUES.resolve("values-tls-without-secret.yaml")))
                 .hasMessageContaining("secretName");
     }
+
+    @Test
+    void theImageRunsAsTheUserTheChartRequires() throws Exception {
+        String dockerfile = Files.readString(Path.of("../samples/remote-memory/Dockerfile"));
+        String values = Files.readString(CHART.resolve("values.yaml"));
+        assertThat(values).contains("runAsUser: 10001", "rdma: 7471", "http: 8080");
+        assertThat(dockerfile).contains("USER 10001:10001", "--uid 10001", "EXPOSE 7471 8080",
+                "COPY target/remote-memory.jar");
+        assertThat(dockerfile.lines().filter(l -> l.startsWith("FROM ")).toList()).last().asString()
+                .as("a JRE runtime image").contains("eclipse-temurin:17-jre");
+    }
 }
