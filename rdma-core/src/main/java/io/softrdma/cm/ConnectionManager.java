@@ -69,6 +69,19 @@ public final class ConnectionManager implements AutoCloseable {
      * @throws java.io.UncheckedIOException if the address cannot be bound (for example, it is in use)
      */
     public RdmaListener listen(SocketAddress local, MpaSettings settings, ConnectRequestHandler handler) {
+        return listen(local, settings, handler, StartupLimiter.DEFAULT_MAX_PENDING);
+    }
+
+    /**
+     * As {@link #listen(SocketAddress, MpaSettings, ConnectRequestHandler)}, running at most
+     * {@code maxPendingStartups} MPA startups at once ({@link StartupLimiter}): connections beyond that are
+     * closed as they arrive.
+     *
+     * @throws java.io.UncheckedIOException if the address cannot be bound (for example, it is in use)
+     */
+    public RdmaListener listen(SocketAddress local, MpaSettings settings, ConnectRequestHandler handler,
+            int maxPendingStartups) {
+        StartupLimiter limiter = new StartupLimiter(maxPendingStartups);
         Objects.requireNonNull(settings, "settings");
         Objects.requireNonNull(handler, "handler");
         ServerBootstrap server = new ServerBootstrap().group(group).channel(transport.serverSocketChannel())
@@ -78,7 +91,7 @@ public final class ConnectionManager implements AutoCloseable {
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
-                        RdmaPipeline.responder(ch, settings, handler);
+                        RdmaPipeline.responder(ch, settings, handler, null, limiter);
                     }
                 }).bind(local).awaitUninterruptibly();
         if (!bound.isSuccess()) {
@@ -89,7 +102,7 @@ public final class ConnectionManager implements AutoCloseable {
             }
             throw new IllegalStateException(message, cause);
         }
-        return new RdmaListener(bound.channel());
+        return new RdmaListener(bound.channel(), limiter);
     }
 
     /**

@@ -10,9 +10,20 @@ import java.net.InetSocketAddress;
  */
 public final class RdmaListener implements AutoCloseable {
     private final Channel channel;
+    private final StartupLimiter limiter;
 
-    RdmaListener(Channel channel) {
+    RdmaListener(Channel channel, StartupLimiter limiter) {
         this.channel = channel;
+        this.limiter = limiter;
+    }
+
+    /**
+     * The cap on MPA startups this listener runs at once, with its counts.
+     *
+     * @return the limiter
+     */
+    public StartupLimiter startups() {
+        return limiter;
     }
 
     public InetSocketAddress localAddress() {

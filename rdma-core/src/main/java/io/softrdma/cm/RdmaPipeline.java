@@ -105,11 +105,24 @@ public final class RdmaPipeline {
      */
     public static void responder(Channel channel, MpaSettings settings, ConnectRequestHandler handler,
             String before) {
+        responder(channel, settings, handler, before, null);
+    }
+
+    /**
+     * As {@link #responder(Channel, MpaSettings, ConnectRequestHandler, String)}, counting the startup against
+     * {@code limiter} (if not null): when the limiter is full the channel is closed at once and this returns false.
+     */
+    public static boolean responder(Channel channel, MpaSettings settings, ConnectRequestHandler handler,
+            String before, StartupLimiter limiter) {
         Objects.requireNonNull(channel, "channel");
         Objects.requireNonNull(handler, "handler");
         MpaStartupHandler[] startup = new MpaStartupHandler[1];
         startup[0] = MpaStartupHandler.responder(settings, (request, decision) ->
                 handler.onConnectRequest(new ConnectRequest(channel, request, decision, startup[0])));
+        if (limiter != null && !limiter.admit(channel, startup[0].outcome())) {
+            return false;
+        }
         add(channel, before, PipelineNames.MPA_STARTUP, startup[0]);
+        return true;
     }
 }

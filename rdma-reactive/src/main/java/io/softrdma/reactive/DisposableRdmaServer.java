@@ -14,10 +14,18 @@ import reactor.netty.DisposableServer;
 public final class DisposableRdmaServer implements Disposable {
     private final DisposableServer server;
     private final java.util.Set<RdmaSession> sessions;
+    private final io.softrdma.cm.StartupLimiter startups;
 
-    DisposableRdmaServer(DisposableServer server, java.util.Set<RdmaSession> sessions) {
+    DisposableRdmaServer(DisposableServer server, java.util.Set<RdmaSession> sessions,
+            io.softrdma.cm.StartupLimiter startups) {
         this.server = server;
         this.sessions = sessions;
+        this.startups = startups;
+    }
+
+    /** The MPA startups running now, the cap on them, and the connections refused for it. */
+    public io.softrdma.cm.StartupLimiter startups() {
+        return startups;
     }
 
     /** The sessions open now. */

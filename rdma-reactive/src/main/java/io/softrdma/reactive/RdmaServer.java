@@ -3,6 +3,7 @@ package io.softrdma.reactive;
 import io.netty.channel.ChannelOption;
 import io.softrdma.cm.ConnectRequest;
 import io.softrdma.cm.RdmaPipeline;
+import io.softrdma.cm.StartupLimiter;
 import io.softrdma.mpa.MpaSettings;
 import io.softrdma.transport.TlsBarrierAdapter;
 import io.softrdma.verbs.QueuePairConfig;
@@ -47,13 +48,15 @@ public final class RdmaServer {
     private final Function<? super RdmaSession, ? extends Publisher<Void>> handler;
     private final MessagingOptions messaging;
     private final RdmaMetricsRecorder metrics;
+    private final int maxPendingStartups;
     /** Set on a connection once its startup ended: true as a session, false refused by {@link #accept}. */
     private static final io.netty.util.AttributeKey<Boolean> STARTUP = io.netty.util.AttributeKey.valueOf(
             RdmaServer.class, "startup");
 
     private RdmaServer(TcpServer tcp, RdmaDevice device, MpaSettings mpa, UnaryOperator<QueuePairConfig> queuePair,
             Function<ConnectRequest, byte[]> accept, Function<? super RdmaSession, ? extends Publisher<Void>> handler,
-            MessagingOptions messaging, RdmaMetricsRecorder metrics) {
+            MessagingOptions messaging, RdmaMetricsRecorder metrics, int maxPendingStartups) {
+        this.maxPendingStartups = maxPendingStartups;
         this.metrics = metrics;
         this.messaging = messaging;
         this.tcp = tcp;
@@ -77,7 +80,7 @@ public final class RdmaServer {
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, RdmaPipeline.WATER_MARK)
                 .childOption(ChannelOption.RCVBUF_ALLOCATOR, RdmaPipeline.READ_BUFFERS);
         return new RdmaServer(tcp, RdmaDevice.create("reactive-server"), MpaSettings.defaults(), c -> c,
-                request -> new byte[0], RdmaSession::onDispose, MessagingOptions.DEFAULTS, RdmaMetricsRecorder.NONE);
+                request -> new byte[0], RdmaSession::onDispose, MessagingOptions.DEFAULTS, RdmaMetricsRecorder.NONE, StartupLimiter.DEFAULT_MAX_PENDING);
     }
 
     public RdmaServer host(String host) {
@@ -92,13 +95,13 @@ public final class RdmaServer {
     /** MPA options: revision, CRC, Markers, peer-to-peer mode, private data cap, timeouts. */
     public RdmaServer mpa(MpaSettings settings) {
         return new RdmaServer(tcp, device, Objects.requireNonNull(settings, "settings"), queuePair, accept, handler,
-                messaging, metrics);
+                messaging, metrics, maxPendingStartups);
     }
 
     /** Queue pair sizes and ORD/IRD for each connection, starting from {@link QueuePairConfig#of}'s defaults. */
     public RdmaServer queuePair(UnaryOperator<QueuePairConfig> configure) {
         SessionResources.shape(device, configure);
-        return new RdmaServer(tcp, device, mpa, configure, accept, handler, messaging, metrics);
+        return new RdmaServer(tcp, device, mpa, configure, accept, handler, messaging, metrics, maxPendingStartups);
     }
 
     /**
@@ -108,19 +111,19 @@ public final class RdmaServer {
      */
     public RdmaServer accept(Function<ConnectRequest, byte[]> decide) {
         return new RdmaServer(tcp, device, mpa, queuePair, Objects.requireNonNull(decide, "decide"), handler,
-                messaging, metrics);
+                messaging, metrics, maxPendingStartups);
     }
 
     /** What to do with each session; the session is closed when the returned publisher terminates. */
     public RdmaServer handle(Function<? super RdmaSession, ? extends Publisher<Void>> handler) {
         return new RdmaServer(tcp, device, mpa, queuePair, accept, Objects.requireNonNull(handler, "handler"),
-                messaging, metrics);
+                messaging, metrics, maxPendingStartups);
     }
 
     /** Messaging sizes and remote invalidation ({@link MessagingOptions}, docs/protocol.md). */
     public RdmaServer messaging(MessagingOptions options) {
         return new RdmaServer(tcp, device, mpa, queuePair, accept, handler,
-                java.util.Objects.requireNonNull(options, "options"), metrics);
+                java.util.Objects.requireNonNull(options, "options"), metrics, maxPendingStartups);
     }
 
     /**
@@ -129,7 +132,17 @@ public final class RdmaServer {
      */
     public RdmaServer metrics(RdmaMetricsRecorder recorder) {
         return new RdmaServer(tcp, device, mpa, queuePair, accept, handler, messaging,
-                Objects.requireNonNull(recorder, "recorder"));
+                Objects.requireNonNull(recorder, "recorder"), maxPendingStartups);
+    }
+
+    /**
+     * The most MPA startups run at once ({@link StartupLimiter}, 1024 by default): connections beyond it are
+     * closed as they arrive, so that connections that never finish their startup hold at most this many, each for
+     * at most the MPA Request timeout.
+     */
+    public RdmaServer maxPendingStartups(int max) {
+        new StartupLimiter(max); // validates, naming the rule
+        return new RdmaServer(tcp, device, mpa, queuePair, accept, handler, messaging, metrics, max);
     }
 
     /** Further reactor-netty settings (loop resources, wiretap, metrics, TLS below MPA). */
@@ -138,7 +151,7 @@ public final class RdmaServer {
     }
 
     private RdmaServer with(TcpServer t) {
-        return new RdmaServer(t, device, mpa, queuePair, accept, handler, messaging, metrics);
+        return new RdmaServer(t, device, mpa, queuePair, accept, handler, messaging, metrics, maxPendingStartups);
     }
 
     /** Binds, waiting at most 45 s. */
@@ -149,21 +162,27 @@ public final class RdmaServer {
     /** Binds, waiting at most {@code timeout}. */
     public DisposableRdmaServer bindNow(Duration timeout) {
         java.util.Set<RdmaSession> sessions = java.util.concurrent.ConcurrentHashMap.newKeySet();
-        return new DisposableRdmaServer(bind(sessions).block(timeout), sessions);
+        StartupLimiter limiter = new StartupLimiter(maxPendingStartups);
+        return new DisposableRdmaServer(bind(sessions, limiter).block(timeout), sessions, limiter);
     }
 
     /** Binds when subscribed. */
     public Mono<DisposableRdmaServer> bind() {
         java.util.Set<RdmaSession> sessions = java.util.concurrent.ConcurrentHashMap.newKeySet();
-        return bind(sessions).map(server -> new DisposableRdmaServer(server, sessions));
+        StartupLimiter limiter = new StartupLimiter(maxPendingStartups);
+        return bind(sessions, limiter).map(server -> new DisposableRdmaServer(server, sessions, limiter));
     }
 
-    private Mono<? extends DisposableServer> bind(java.util.Set<RdmaSession> sessions) {
+    private Mono<? extends DisposableServer> bind(java.util.Set<RdmaSession> sessions, StartupLimiter limiter) {
         // Ahead of reactor-netty's reactive bridge: the queue pair takes every ULPDU.
         return tcp.doOnChannelInit((observer, channel, address) -> {
             adaptTls(channel);
-            RdmaPipeline.responder(channel, mpa, request -> onRequest(channel, request, sessions),
-                    NettyPipeline.ReactiveBridge);
+            if (!RdmaPipeline.responder(channel, mpa, request -> onRequest(channel, request, sessions),
+                    NettyPipeline.ReactiveBridge, limiter)) {
+                channel.attr(STARTUP).set(Boolean.FALSE);
+                metrics.startupFailed(RdmaMetricsRecorder.StartupFailure.REJECTED);
+                return;
+            }
             // A connection that closes before it became a session (and was not refused) failed its startup.
             channel.closeFuture().addListener(f -> {
                 if (channel.attr(STARTUP).get() == null) {

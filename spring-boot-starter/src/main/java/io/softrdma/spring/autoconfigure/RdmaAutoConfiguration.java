@@ -71,7 +71,7 @@ public final class RdmaAutoConfiguration {
                 ObjectProvider<RdmaServerCustomizer> customizers, ObjectProvider<RdmaSessionHandler> handler,
                 ObjectProvider<SslBundles> sslBundles) {
             RdmaProperties.Server p = properties.getServer();
-            RdmaServer server = RdmaServer.create().port(p.getPort())
+            RdmaServer server = RdmaServer.create().port(p.getPort()).maxPendingStartups(p.getMaxPendingStartups())
                     .mpa(mpa(p.getMpa())).queuePair(queuePair(p.getQueuePair())).messaging(messaging(p.getMessaging()))
                     .metrics(activity.server());
             if (p.getAddress() != null) {

@@ -69,6 +69,20 @@ public class RdmaProperties {
         /** Address to bind; every interface when unset. */
         private InetAddress address;
 
+        /**
+         * MPA startups run at once; connections beyond are closed as they arrive, and each startup lasts at most
+         * the MPA request timeout.
+         */
+        private int maxPendingStartups = 1024;
+
+        public int getMaxPendingStartups() {
+            return maxPendingStartups;
+        }
+
+        public void setMaxPendingStartups(int maxPendingStartups) {
+            this.maxPendingStartups = maxPendingStartups;
+        }
+
         public Server() {
             super(new Mpa());
         }

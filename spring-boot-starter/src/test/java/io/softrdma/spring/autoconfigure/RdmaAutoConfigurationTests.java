@@ -67,8 +67,10 @@ class RdmaAutoConfigurationTests {
 
     @Test
     void aServerPortStartsTheServerWithTheApplicationAndPublishesTheBoundPort() {
-        runner.withPropertyValues("rdma.server.port=0", "rdma.server.address=127.0.0.1").run(context -> {
+        runner.withPropertyValues("rdma.server.port=0", "rdma.server.address=127.0.0.1",
+                "rdma.server.max-pending-startups=77").run(context -> {
             RdmaServerLifecycle lifecycle = context.getBean(RdmaServerLifecycle.class);
+            assertThat(lifecycle.server().startups().maxPending()).isEqualTo(77);
             assertThat(lifecycle.isRunning()).isTrue();
             assertThat(lifecycle.port()).isPositive();
             assertThat(context.getEnvironment().getProperty(RdmaServerLifecycle.PORT_PROPERTY, Integer.class))
