@@ -338,6 +338,10 @@ final class Messenger {
                 message.release();
                 return;
             }
+            if (message.refCnt() == 0) {
+                fail(released("message"));
+                return;
+            }
             int n = message.readableBytes();
             if (ended != null || n > maxMessageSize) {
                 fail(ended != null ? ended : new IllegalArgumentException("a message of " + n
@@ -410,28 +414,46 @@ final class Messenger {
 
     /** Sends {@code request} and completes with the peer's response (correlated). Any thread. */
     Mono<ByteBuf> request(ByteBuf request) {
-        return Mono.create(sink -> loop.execute(() -> {
-            if (ended != null) {
-                request.release();
-                sink.error(ended);
+        return Mono.create(sink -> {
+            if (request.refCnt() == 0) {
+                sink.error(released("request"));
                 return;
             }
-            if (request.readableBytes() > maxMessageSize) {
-                request.release();
-                sink.error(new IllegalArgumentException("a request of " + request.readableBytes()
-                        + " octets exceeds the largest of " + maxMessageSize + " (maxMessageSize)"));
-                return;
-            }
-            int id = nextCorrelationId++;
-            if (nextCorrelationId == 0) {
-                nextCorrelationId = 1;
-            }
-            requests.put(id, new PendingRequest(sink, request.readableBytes()));
-            // The response needs a posted buffer: one more unit of demand.
-            window.demand(1);
-            postReceives();
-            enqueue(message(MessageType.REQUEST, id, request, NOTHING));
-        }));
+            loop.execute(() -> request(request, sink));
+        });
+    }
+
+    /**
+     * The error for a buffer handed over already released: typically a Mono subscribed twice (retry, repeat) with
+     * the buffer it was made with, which the first subscription released.
+     */
+    static IllegalArgumentException released(String what) {
+        return new IllegalArgumentException("the " + what + "'s buffer was already released (refCnt 0): each"
+                + " subscription needs a buffer of its own; to subscribe again (retry, repeat), build it in"
+                + " Mono.defer(() -> ...)");
+    }
+
+    private void request(ByteBuf request, MonoSink<ByteBuf> sink) {
+        if (ended != null) {
+            request.release();
+            sink.error(ended);
+            return;
+        }
+        if (request.readableBytes() > maxMessageSize) {
+            request.release();
+            sink.error(new IllegalArgumentException("a request of " + request.readableBytes()
+                    + " octets exceeds the largest of " + maxMessageSize + " (maxMessageSize)"));
+            return;
+        }
+        int id = nextCorrelationId++;
+        if (nextCorrelationId == 0) {
+            nextCorrelationId = 1;
+        }
+        requests.put(id, new PendingRequest(sink, request.readableBytes()));
+        // The response needs a posted buffer: one more unit of demand.
+        window.demand(1);
+        postReceives();
+        enqueue(message(MessageType.REQUEST, id, request, NOTHING));
     }
 
     /** Answers each request with what {@code handler} returns; {@code concurrency} at a time. Any thread. */

@@ -166,6 +166,10 @@ public final class RdmaSession implements Disposable {
         Objects.requireNonNull(remote, "remote");
         Objects.requireNonNull(data, "data");
         return Mono.create(sink -> {
+            if (data.refCnt() == 0) {
+                sink.error(Messenger.released("Write"));
+                return;
+            }
             ByteBuf direct = data;
             if (!data.isDirect()) {
                 direct = connection.channel().alloc().directBuffer(data.readableBytes());

@@ -317,4 +317,25 @@ class MessagingTest {
                 .expectErrorSatisfies(t -> assertThat(t).hasMessageContaining("exceeds the largest of"))
                 .verify(TIMEOUT);
     }
+
+    @Test
+    void aBufferAlreadyReleasedFailsFastWithWhatToDo() {
+        serverSession.respond(Mono::just, 4);
+        ByteBuf used = ascii("used");
+        used.release();
+        StepVerifier.create(client.request(used)).expectErrorSatisfies(t -> assertThat(t)
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("already released")
+                .hasMessageContaining("Mono.defer")).verify(TIMEOUT);
+        ByteBuf message = ascii("message");
+        message.release();
+        StepVerifier.create(client.send(Mono.just(message))).expectErrorSatisfies(t -> assertThat(t)
+                .hasMessageContaining("the message's buffer was already released")).verify(TIMEOUT);
+        // A request Mono subscribed twice: the second subscription finds the buffer the first released.
+        Mono<String> twice = client.request(ascii("twice")).map(MessagingTest::text);
+        StepVerifier.create(twice).expectNext("twice").expectComplete().verify(TIMEOUT);
+        StepVerifier.create(twice).expectError(IllegalArgumentException.class).verify(TIMEOUT);
+        // And the session is still fine.
+        StepVerifier.create(client.request(ascii("fine")).map(MessagingTest::text)).expectNext("fine")
+                .expectComplete().verify(TIMEOUT);
+    }
 }
