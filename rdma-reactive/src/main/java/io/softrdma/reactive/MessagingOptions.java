@@ -20,12 +20,14 @@ import io.softrdma.cm.RpcRdmaPrivateData;
  *     credit grant and the next (at 64 octets, 4096 keep a loopback stream busy); 1 to 1048576
  * @param sendWindowBytes octets of those messages at most: a {@code send} asks for more only below this,
  *     so large messages are not requested by the thousand; at least the inline size
+ * @param maxQueuedOperations per session, the most Writes and Reads waiting for room in the send queue, and the most
+ *     requests awaiting their response; one more fails at once with an error that says so (1 to 2^20)
  */
 public record MessagingOptions(int inlineSize, long maxMessageSize, boolean remoteInvalidation, int sendWindow,
-        long sendWindowBytes) {
+        long sendWindowBytes, int maxQueuedOperations) {
     /** 4 KiB Sends, 16 MiB messages, remote invalidation allowed, a send window of 4096 messages or 1 MiB. */
     public static final MessagingOptions DEFAULTS = new MessagingOptions(4096, 16L * 1024 * 1024, true, 4096,
-            1024 * 1024);
+            1024 * 1024, 65536);
 
     /** The largest {@link #sendWindow()}. */
     public static final int MAX_SEND_WINDOW = 1 << 20;
@@ -39,6 +41,10 @@ public record MessagingOptions(int inlineSize, long maxMessageSize, boolean remo
         if (sendWindow < 1 || sendWindow > MAX_SEND_WINDOW) {
             throw new IllegalArgumentException("sendWindow " + sendWindow + " must be from 1 to " + MAX_SEND_WINDOW
                     + " messages");
+        }
+        if (maxQueuedOperations < 1 || maxQueuedOperations > MAX_SEND_WINDOW) {
+            throw new IllegalArgumentException("maxQueuedOperations " + maxQueuedOperations + " must be from 1 to "
+                    + MAX_SEND_WINDOW);
         }
         if (sendWindowBytes < inlineSize) {
             throw new IllegalArgumentException("sendWindowBytes " + sendWindowBytes
@@ -54,7 +60,7 @@ public record MessagingOptions(int inlineSize, long maxMessageSize, boolean remo
      */
     public MessagingOptions withInlineSize(int size) {
         return new MessagingOptions(size, Math.max(size, maxMessageSize), remoteInvalidation, sendWindow,
-                Math.max(size, sendWindowBytes));
+                Math.max(size, sendWindowBytes), maxQueuedOperations);
     }
 
     /**
@@ -64,7 +70,8 @@ public record MessagingOptions(int inlineSize, long maxMessageSize, boolean remo
      * @return the new options
      */
     public MessagingOptions withMaxMessageSize(long size) {
-        return new MessagingOptions(inlineSize, size, remoteInvalidation, sendWindow, sendWindowBytes);
+        return new MessagingOptions(inlineSize, size, remoteInvalidation, sendWindow, sendWindowBytes,
+                maxQueuedOperations);
     }
 
     /**
@@ -74,7 +81,18 @@ public record MessagingOptions(int inlineSize, long maxMessageSize, boolean remo
      * @return the new options
      */
     public MessagingOptions withRemoteInvalidation(boolean allowed) {
-        return new MessagingOptions(inlineSize, maxMessageSize, allowed, sendWindow, sendWindowBytes);
+        return new MessagingOptions(inlineSize, maxMessageSize, allowed, sendWindow, sendWindowBytes,
+                maxQueuedOperations);
+    }
+
+    /**
+     * These options with another bound on queued Writes, Reads and requests.
+     *
+     * @param max operations per session
+     * @return the new options
+     */
+    public MessagingOptions withMaxQueuedOperations(int max) {
+        return new MessagingOptions(inlineSize, maxMessageSize, remoteInvalidation, sendWindow, sendWindowBytes, max);
     }
 
     /**
@@ -85,7 +103,8 @@ public record MessagingOptions(int inlineSize, long maxMessageSize, boolean remo
      * @return the new options
      */
     public MessagingOptions withSendWindow(int messages, long bytes) {
-        return new MessagingOptions(inlineSize, maxMessageSize, remoteInvalidation, messages, bytes);
+        return new MessagingOptions(inlineSize, maxMessageSize, remoteInvalidation, messages, bytes,
+                maxQueuedOperations);
     }
 
     /** RFC 8797's block first (where Linux looks for it), then the application's private data. */

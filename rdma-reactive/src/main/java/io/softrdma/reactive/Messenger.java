@@ -109,6 +109,7 @@ final class Messenger {
     private final long maxMessageSize;
     private final int sendWindow;
     private final long sendWindowBytes;
+    private final int maxQueuedOperations;
     /** RDMA Reads of LARGE messages posted at most (their share of the send queue); the rest wait here. */
     private final int largeReadLimit;
     private int largeReads;
@@ -128,6 +129,7 @@ final class Messenger {
         int slotSize = options.inlineSize();
         this.sendWindow = options.sendWindow();
         this.sendWindowBytes = options.sendWindowBytes();
+        this.maxQueuedOperations = options.maxQueuedOperations();
         long maxMessageSize = options.maxMessageSize();
         this.pd = pd;
         this.maxMessageSize = maxMessageSize;
@@ -439,6 +441,12 @@ final class Messenger {
             sink.error(ended);
             return;
         }
+        if (requests.size() >= maxQueuedOperations) {
+            request.release();
+            sink.error(new IllegalStateException(requests.size() + " requests await their response, the most a"
+                    + " session holds (MessagingOptions.maxQueuedOperations): wait for some to be answered"));
+            return;
+        }
         if (request.readableBytes() > maxMessageSize) {
             request.release();
             sink.error(new IllegalArgumentException("a request of " + request.readableBytes()
@@ -483,7 +491,8 @@ final class Messenger {
             if (o.type == MessageType.LARGE) {
                 MessageHeader.writeLarge(memory, offset, o.innerType, window.takeGrant(), o.correlationId);
                 new LargeMessageDescriptor(o.region.region.stag(), o.region.region.baseTaggedOffset()
-                        + o.region.memory.readerIndex(), o.region.memory.readableBytes()).write(memory, offset + length);
+                        + o.region.memory.readerIndex(), o.region.memory.readableBytes())
+                        .write(memory, offset + length);
                 length += LargeMessageDescriptor.LENGTH;
                 lent.put(o.region.region.stag(), o.region);
                 window.expectRelease();
@@ -965,6 +974,11 @@ final class Messenger {
         drainHeldRequests();
         postReceives();
         enqueue(message(type, id, payload, NOTHING));
+    }
+
+    /** The bound on queued Writes, Reads and requests per session (MessagingOptions.maxQueuedOperations). */
+    int maxQueuedOperations() {
+        return maxQueuedOperations;
     }
 
     void recorder(RdmaMetricsRecorder recorder) {

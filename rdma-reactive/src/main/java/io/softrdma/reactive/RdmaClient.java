@@ -90,12 +90,14 @@ public final class RdmaClient {
      * peer-to-peer mode the server can send nothing until this side has (RFC 5044 §7.1.2).
      */
     public RdmaClient mpa(MpaSettings settings) {
-        return new RdmaClient(tcp, device, Objects.requireNonNull(settings, "settings"), queuePair, privateData, messaging, metrics);
+        return new RdmaClient(tcp, device, Objects.requireNonNull(settings, "settings"), queuePair, privateData,
+                messaging, metrics);
     }
 
     /** Queue pair sizes and ORD/IRD, starting from {@link QueuePairConfig#of}'s defaults. */
     public RdmaClient queuePair(UnaryOperator<QueuePairConfig> configure) {
-        return new RdmaClient(tcp, device, mpa, Objects.requireNonNull(configure, "configure"), privateData, messaging, metrics);
+        return new RdmaClient(tcp, device, mpa, Objects.requireNonNull(configure, "configure"), privateData,
+                messaging, metrics);
     }
 
     /** Private data for the MPA Request (the application's part; RFC 8797's block may be in it). */
@@ -105,7 +107,8 @@ public final class RdmaClient {
 
     /** Messaging sizes and remote invalidation ({@link MessagingOptions}, docs/protocol.md). */
     public RdmaClient messaging(MessagingOptions options) {
-        return new RdmaClient(tcp, device, mpa, queuePair, privateData, Objects.requireNonNull(options, "options"), metrics);
+        return new RdmaClient(tcp, device, mpa, queuePair, privateData, Objects.requireNonNull(options, "options"),
+                metrics);
     }
 
     /** How long the TCP connect may take; the MPA Reply has {@link MpaSettings#replyTimeout()}. */

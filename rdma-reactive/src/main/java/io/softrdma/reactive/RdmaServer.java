@@ -49,13 +49,18 @@ public final class RdmaServer {
     private final MessagingOptions messaging;
     private final RdmaMetricsRecorder metrics;
     private final int maxPendingStartups;
+    private final int maxSessions;
+
+    /** Sessions a server holds at once unless told otherwise. */
+    public static final int DEFAULT_MAX_SESSIONS = 4096;
     /** Set on a connection once its startup ended: true as a session, false refused by {@link #accept}. */
     private static final io.netty.util.AttributeKey<Boolean> STARTUP = io.netty.util.AttributeKey.valueOf(
             RdmaServer.class, "startup");
 
     private RdmaServer(TcpServer tcp, RdmaDevice device, MpaSettings mpa, UnaryOperator<QueuePairConfig> queuePair,
             Function<ConnectRequest, byte[]> accept, Function<? super RdmaSession, ? extends Publisher<Void>> handler,
-            MessagingOptions messaging, RdmaMetricsRecorder metrics, int maxPendingStartups) {
+            MessagingOptions messaging, RdmaMetricsRecorder metrics, int maxPendingStartups, int maxSessions) {
+        this.maxSessions = maxSessions;
         this.maxPendingStartups = maxPendingStartups;
         this.metrics = metrics;
         this.messaging = messaging;
@@ -80,7 +85,8 @@ public final class RdmaServer {
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, RdmaPipeline.WATER_MARK)
                 .childOption(ChannelOption.RCVBUF_ALLOCATOR, RdmaPipeline.READ_BUFFERS);
         return new RdmaServer(tcp, RdmaDevice.create("reactive-server"), MpaSettings.defaults(), c -> c,
-                request -> new byte[0], RdmaSession::onDispose, MessagingOptions.DEFAULTS, RdmaMetricsRecorder.NONE, StartupLimiter.DEFAULT_MAX_PENDING);
+                request -> new byte[0], RdmaSession::onDispose, MessagingOptions.DEFAULTS, RdmaMetricsRecorder.NONE,
+                StartupLimiter.DEFAULT_MAX_PENDING, DEFAULT_MAX_SESSIONS);
     }
 
     public RdmaServer host(String host) {
@@ -95,13 +101,14 @@ public final class RdmaServer {
     /** MPA options: revision, CRC, Markers, peer-to-peer mode, private data cap, timeouts. */
     public RdmaServer mpa(MpaSettings settings) {
         return new RdmaServer(tcp, device, Objects.requireNonNull(settings, "settings"), queuePair, accept, handler,
-                messaging, metrics, maxPendingStartups);
+                messaging, metrics, maxPendingStartups, maxSessions);
     }
 
     /** Queue pair sizes and ORD/IRD for each connection, starting from {@link QueuePairConfig#of}'s defaults. */
     public RdmaServer queuePair(UnaryOperator<QueuePairConfig> configure) {
         SessionResources.shape(device, configure);
-        return new RdmaServer(tcp, device, mpa, configure, accept, handler, messaging, metrics, maxPendingStartups);
+        return new RdmaServer(tcp, device, mpa, configure, accept, handler, messaging, metrics, maxPendingStartups,
+                maxSessions);
     }
 
     /**
@@ -111,19 +118,19 @@ public final class RdmaServer {
      */
     public RdmaServer accept(Function<ConnectRequest, byte[]> decide) {
         return new RdmaServer(tcp, device, mpa, queuePair, Objects.requireNonNull(decide, "decide"), handler,
-                messaging, metrics, maxPendingStartups);
+                messaging, metrics, maxPendingStartups, maxSessions);
     }
 
     /** What to do with each session; the session is closed when the returned publisher terminates. */
     public RdmaServer handle(Function<? super RdmaSession, ? extends Publisher<Void>> handler) {
         return new RdmaServer(tcp, device, mpa, queuePair, accept, Objects.requireNonNull(handler, "handler"),
-                messaging, metrics, maxPendingStartups);
+                messaging, metrics, maxPendingStartups, maxSessions);
     }
 
     /** Messaging sizes and remote invalidation ({@link MessagingOptions}, docs/protocol.md). */
     public RdmaServer messaging(MessagingOptions options) {
         return new RdmaServer(tcp, device, mpa, queuePair, accept, handler,
-                java.util.Objects.requireNonNull(options, "options"), metrics, maxPendingStartups);
+                java.util.Objects.requireNonNull(options, "options"), metrics, maxPendingStartups, maxSessions);
     }
 
     /**
@@ -132,7 +139,7 @@ public final class RdmaServer {
      */
     public RdmaServer metrics(RdmaMetricsRecorder recorder) {
         return new RdmaServer(tcp, device, mpa, queuePair, accept, handler, messaging,
-                Objects.requireNonNull(recorder, "recorder"), maxPendingStartups);
+                Objects.requireNonNull(recorder, "recorder"), maxPendingStartups, maxSessions);
     }
 
     /**
@@ -142,7 +149,20 @@ public final class RdmaServer {
      */
     public RdmaServer maxPendingStartups(int max) {
         new StartupLimiter(max); // validates, naming the rule
-        return new RdmaServer(tcp, device, mpa, queuePair, accept, handler, messaging, metrics, max);
+        return new RdmaServer(tcp, device, mpa, queuePair, accept, handler, messaging, metrics, max, maxSessions);
+    }
+
+    /**
+     * The most sessions open at once (4096 by default): each holds its receive buffers and send slots (inline size
+     * times the queue depths), so this bounds the server's memory. One more connection is refused with an MPA
+     * Reply that says why (RFC 5044 §7.1.2: the Reject bit).
+     */
+    public RdmaServer maxSessions(int max) {
+        if (max < 1) {
+            throw new IllegalArgumentException("maxSessions must be at least 1, not " + max);
+        }
+        return new RdmaServer(tcp, device, mpa, queuePair, accept, handler, messaging, metrics, maxPendingStartups,
+                max);
     }
 
     /** Further reactor-netty settings (loop resources, wiretap, metrics, TLS below MPA). */
@@ -151,7 +171,8 @@ public final class RdmaServer {
     }
 
     private RdmaServer with(TcpServer t) {
-        return new RdmaServer(t, device, mpa, queuePair, accept, handler, messaging, metrics, maxPendingStartups);
+        return new RdmaServer(t, device, mpa, queuePair, accept, handler, messaging, metrics, maxPendingStartups,
+                maxSessions);
     }
 
     /** Binds, waiting at most 45 s. */
@@ -216,6 +237,9 @@ public final class RdmaServer {
             java.util.Set<RdmaSession> sessions) {
         byte[] reply;
         try {
+            if (sessions.size() >= maxSessions) {
+                throw new IllegalStateException("server full: " + sessions.size() + " sessions (maxSessions)");
+            }
             reply = accept.apply(request);
         } catch (RuntimeException e) {
             channel.attr(STARTUP).set(Boolean.FALSE);

@@ -399,6 +399,12 @@ public final class RdmaSession implements Disposable {
                 return;
             }
             if (applicationOperations >= applicationLimit || !waiting.isEmpty()) {
+                if (waiting.size() >= messenger.maxQueuedOperations()) {
+                    fail(new IllegalStateException(waiting.size() + " Writes and Reads already wait for room in the"
+                            + " send queue, the most a session holds (MessagingOptions.maxQueuedOperations): wait for"
+                            + " some to complete, or bound what is in flight (e.g. flatMap's concurrency)"));
+                    return;
+                }
                 // The send queue is full: wait, in order, for a completion to make room.
                 this.build = build;
                 waiting.add(this);

@@ -72,6 +72,7 @@ public final class RdmaAutoConfiguration {
                 ObjectProvider<SslBundles> sslBundles) {
             RdmaProperties.Server p = properties.getServer();
             RdmaServer server = RdmaServer.create().port(p.getPort()).maxPendingStartups(p.getMaxPendingStartups())
+                    .maxSessions(p.getMaxSessions())
                     .mpa(mpa(p.getMpa())).queuePair(queuePair(p.getQueuePair())).messaging(messaging(p.getMessaging()))
                     .metrics(activity.server());
             if (p.getAddress() != null) {
@@ -119,7 +120,7 @@ public final class RdmaAutoConfiguration {
                     + " is above 256KB, the largest RFC 8797 can advertise");
         }
         return new MessagingOptions((int) inline, p.getMaxMessageSize().toBytes(), p.isRemoteInvalidation(),
-                p.getSendWindow(), p.getSendWindowSize().toBytes());
+                p.getSendWindow(), p.getSendWindowSize().toBytes(), p.getMaxQueuedOperations());
     }
 
     /** A Netty TLS context from the Spring Boot SSL bundle {@code ssl.bundle}. */

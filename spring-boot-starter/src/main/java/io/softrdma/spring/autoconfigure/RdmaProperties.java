@@ -75,6 +75,17 @@ public class RdmaProperties {
          */
         private int maxPendingStartups = 1024;
 
+        /** Sessions open at once; one more connection is refused with an MPA Reject that says why. */
+        private int maxSessions = 4096;
+
+        public int getMaxSessions() {
+            return maxSessions;
+        }
+
+        public void setMaxSessions(int maxSessions) {
+            this.maxSessions = maxSessions;
+        }
+
         public int getMaxPendingStartups() {
             return maxPendingStartups;
         }
@@ -309,6 +320,20 @@ public class RdmaProperties {
 
         /** The most octets of those messages (by their average length). */
         private DataSize sendWindowSize = DataSize.ofMegabytes(1);
+
+        /**
+         * Per session, the most Writes and Reads waiting for room in the send queue, and the most requests awaiting
+         * their response; one more fails at once.
+         */
+        private int maxQueuedOperations = 65536;
+
+        public int getMaxQueuedOperations() {
+            return maxQueuedOperations;
+        }
+
+        public void setMaxQueuedOperations(int maxQueuedOperations) {
+            this.maxQueuedOperations = maxQueuedOperations;
+        }
 
         public DataSize getInlineSize() {
             return inlineSize;

@@ -36,6 +36,7 @@ class RdmaPropertiesMappingTests {
                             "rdma." + side + ".messaging.remote-invalidation=false",
                             "rdma." + side + ".messaging.send-window=100",
                             "rdma." + side + ".messaging.send-window-size=256KB",
+                            "rdma." + side + ".messaging.max-queued-operations=33",
                             "rdma." + side + ".ssl.enabled=false", "rdma." + side + ".ssl.bundle=b")
                     .run(context -> {
                         RdmaProperties all = context.getBean(RdmaProperties.class);
@@ -60,6 +61,7 @@ class RdmaPropertiesMappingTests {
                         assertThat(m.remoteInvalidation()).isFalse();
                         assertThat(m.sendWindow()).isEqualTo(100);
                         assertThat(m.sendWindowBytes()).isEqualTo(256 * 1024);
+                        assertThat(m.maxQueuedOperations()).isEqualTo(33);
                         assertThat(p.getSsl().isEnabled()).isFalse();
                         assertThat(p.getSsl().getBundle()).isEqualTo("b");
                     });

@@ -32,7 +32,7 @@ class RdmaPropertiesMetadataTests {
         String properties = json.substring(json.indexOf("\"properties\""), json.indexOf("\"hints\""));
         int entries = properties.split("\"name\"").length - 1;
         int described = properties.split("\"description\"").length - 1;
-        assertThat(entries).as("rdma.* properties").isGreaterThanOrEqualTo(42);
+        assertThat(entries).as("rdma.* properties").isGreaterThanOrEqualTo(45);
         assertThat(described).as("described properties").isEqualTo(entries);
     }
 }
