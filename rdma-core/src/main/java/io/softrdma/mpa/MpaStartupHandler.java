@@ -272,7 +272,9 @@ public final class MpaStartupHandler extends ChannelDuplexHandler {
     private void failKey(MpaStartupFrame.Type type, ByteBuf buf, int offset, int available, int mismatch) {
         MpaStartupFrame.Type other = type == MpaStartupFrame.Type.REQUEST ? MpaStartupFrame.Type.REPLY
                 : MpaStartupFrame.Type.REQUEST;
-        if (MpaStartupFrameCodec.keyMismatchIndex(buf, offset, available, other) < 0) {
+        // The two keys differ first at the octet that diverged from the expected one: judge by the octets up to
+        // it, and no further, so that the reason does not depend on how TCP cut the stream (found by fuzzing).
+        if (MpaStartupFrameCodec.keyMismatchIndex(buf, offset, mismatch + 1, other) < 0) {
             if (role == MpaRole.INITIATOR) {
                 fail(Reason.BOTH_INITIATORS, "received an MPA Request where the Reply was due: both ends started"
                         + " as initiator (RFC 5044 §7.1.2 rule 8)", null, true);
@@ -581,7 +583,11 @@ public final class MpaStartupHandler extends ChannelDuplexHandler {
         }
         if (readingPaused) {
             readingPaused = false;
-            ctx.channel().config().setAutoRead(true);
+            // Unless the early octets already failed the stream: then it is not read further (RFC 5044 §8;
+            // found by fuzzing).
+            if (!decoder.isFailed()) {
+                ctx.channel().config().setAutoRead(true);
+            }
         }
         pipeline.remove(this);
     }
