@@ -71,6 +71,7 @@ class HostilePeerTest {
     @Test
     void rfc5040Section8_2GuessedStagsAreAllRejectedAndEachGuessEndsItsStream() throws Exception {
         MemoryRegion target = pd.allocate(64, Access.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE));
+        target.buffer().setZero(0, 64); // allocated memory is not cleared: zero it to see any placement
         int stag = target.stag();
         // A healthy connection in the same protection domain, on the same listener, used between the attacks.
         RawPeer[] healthy = new RawPeer[1];
