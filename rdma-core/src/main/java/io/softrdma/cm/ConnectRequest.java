@@ -1,5 +1,7 @@
 package io.softrdma.cm;
 
+import io.softrdma.rdmap.RdmapExtensions;
+
 import io.netty.channel.Channel;
 import io.softrdma.mpa.IrdOrdHeader;
 import io.softrdma.mpa.MpaNegotiation;
@@ -71,9 +73,12 @@ public final class ConnectRequest {
      * @throws IllegalArgumentException if the private data does not fit the Reply (512 octets, less 4
      *     for RFC 6581's IRD/ORD block when the Request was enhanced, or the configured maximum)
      */
-    public CompletableFuture<RdmaConnection> accept(QueuePair queuePair, byte[] privateData) {
+    public CompletableFuture<RdmaConnection> accept(QueuePair queuePair, byte[] applicationPrivateData) {
         Objects.requireNonNull(queuePair, "queuePair");
-        Objects.requireNonNull(privateData, "privateData");
+        Objects.requireNonNull(applicationPrivateData, "privateData");
+        // The RFC 7306 extensions the Request offered and the queue pair supports are answered after it.
+        byte[] privateData = RdmapExtensions.answer(queuePair.config().extensions(), request.applicationPrivateData(),
+                applicationPrivateData);
         QueuePairHandler handler = QueuePairHandler.of(queuePair);
         startup.checkReplyPrivateData(privateData);
         decide();

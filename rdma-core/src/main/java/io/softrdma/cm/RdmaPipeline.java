@@ -75,8 +75,9 @@ public final class RdmaPipeline {
             MpaSettings settings, String before) {
         Objects.requireNonNull(channel, "channel");
         QueuePairHandler qpHandler = QueuePairHandler.of(queuePair);
+        // RFC 7306 has no negotiation of its own: the offer rides after the application's private data.
         MpaStartupHandler startup = MpaStartupHandler.initiator(settings, queuePair.config().ird(),
-                queuePair.config().ord(), privateData);
+                queuePair.config().ord(), queuePair.config().extensions().appendTo(privateData));
         add(channel, before, PipelineNames.MPA_STARTUP, startup);
         add(channel, before, PipelineNames.QUEUE_PAIR, qpHandler);
         return startup.outcome().thenApply((MpaNegotiation n) -> new RdmaConnection(channel, queuePair, n));

@@ -46,6 +46,8 @@ public final class UntaggedHeaderCodec {
     public static final int QN_READ_REQUEST = 1;
     /** RFC 5040 §3.1: the Terminate queue. */
     public static final int QN_TERMINATE = 2;
+    /** RFC 7306: the queue of Atomic Responses. */
+    public static final int QN_ATOMIC_RESPONSE = 3;
 
     private UntaggedHeaderCodec() {
     }

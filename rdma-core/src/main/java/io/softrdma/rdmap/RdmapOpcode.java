@@ -3,8 +3,14 @@ package io.softrdma.rdmap;
 import io.softrdma.ddp.UntaggedHeaderCodec;
 
 /**
- * RDMA message types, RFC 5040 §4.2 Figure 4 and Figure 5: the wire opcode, whether DDP tags it, the
- * untagged queue it uses, and the RDMAP header that follows the DDP header.
+ * RDMA message types, RFC 5040 §4.2 Figure 4 and Figure 5 and the four of RFC 7306 (Immediate Data, Immediate
+ * Data with Solicited Event, Atomic Request, Atomic Response): the wire opcode, whether DDP tags it, the untagged
+ * queue it uses, and the RDMAP header that follows the DDP header.
+ *
+ * <p>The RFC 7306 messages are all untagged and one segment each: Immediate Data on the Send queue (QN 0, it
+ * consumes a posted receive), Atomic Request on the Read Request queue (QN 1, under ORD/IRD), Atomic Response on
+ * its own queue (QN 3). A queue pair sends and accepts them only when both ends agreed to them at connection
+ * setup ({@link RdmapExtensions}); otherwise they are reserved opcodes, as for Linux siw.
  *
  * <p>Thread safety: an enum, immutable.
  */
@@ -16,7 +22,11 @@ public enum RdmapOpcode {
     SEND_WITH_INVALIDATE(0x4, false, UntaggedHeaderCodec.QN_SEND, 0),
     SEND_WITH_SE(0x5, false, UntaggedHeaderCodec.QN_SEND, 0),
     SEND_WITH_SE_AND_INVALIDATE(0x6, false, UntaggedHeaderCodec.QN_SEND, 0),
-    TERMINATE(0x7, false, UntaggedHeaderCodec.QN_TERMINATE, TerminateCodec.CONTROL_LENGTH);
+    TERMINATE(0x7, false, UntaggedHeaderCodec.QN_TERMINATE, TerminateCodec.CONTROL_LENGTH),
+    IMMEDIATE_DATA(0x8, false, UntaggedHeaderCodec.QN_SEND, ImmediateDataCodec.LENGTH),
+    IMMEDIATE_DATA_WITH_SE(0x9, false, UntaggedHeaderCodec.QN_SEND, ImmediateDataCodec.LENGTH),
+    ATOMIC_REQUEST(0xA, false, UntaggedHeaderCodec.QN_READ_REQUEST, AtomicRequestCodec.LENGTH),
+    ATOMIC_RESPONSE(0xB, false, UntaggedHeaderCodec.QN_ATOMIC_RESPONSE, AtomicResponseCodec.LENGTH);
 
     private static final RdmapOpcode[] BY_CODE = new RdmapOpcode[16];
 
@@ -60,7 +70,17 @@ public enum RdmapOpcode {
 
     /** Send, Send with Invalidate, Send with SE, Send with SE and Invalidate (RFC 5040 §5.3). */
     public boolean isSendType() {
-        return queueNumber == UntaggedHeaderCodec.QN_SEND;
+        return code >= SEND.code && code <= SEND_WITH_SE_AND_INVALIDATE.code;
+    }
+
+    /** Immediate Data or Immediate Data with SE (RFC 7306). */
+    public boolean isImmediateData() {
+        return this == IMMEDIATE_DATA || this == IMMEDIATE_DATA_WITH_SE;
+    }
+
+    /** One of the four messages RFC 7306 adds (opcodes 0x8 to 0xB). */
+    public boolean isExtension() {
+        return code >= IMMEDIATE_DATA.code;
     }
 
     /** Send with Invalidate or Send with SE and Invalidate: the RsvdULP carries an STag to invalidate. */
@@ -68,12 +88,12 @@ public enum RdmapOpcode {
         return this == SEND_WITH_INVALIDATE || this == SEND_WITH_SE_AND_INVALIDATE;
     }
 
-    /** Send with SE or Send with SE and Invalidate: the receiver may raise a Solicited Event. */
+    /** Send with SE, Send with SE and Invalidate, Immediate Data with SE: the receiver may raise a Solicited Event. */
     public boolean solicited() {
-        return this == SEND_WITH_SE || this == SEND_WITH_SE_AND_INVALIDATE;
+        return this == SEND_WITH_SE || this == SEND_WITH_SE_AND_INVALIDATE || this == IMMEDIATE_DATA_WITH_SE;
     }
 
-    /** The opcode for a wire value, or null for a reserved one (8 to 15 in RFC 5040). */
+    /** The opcode for a wire value, or null for a reserved one (12 to 15; 8 to 11 are RFC 7306's). */
     public static RdmapOpcode fromCode(int code) {
         return code >= 0 && code < BY_CODE.length ? BY_CODE[code] : null;
     }

@@ -28,6 +28,8 @@ final class DefaultCompletionQueue implements CompletionQueue {
     private final long[] byteLengths;
     private final int[] queuePairNumbers;
     private final int[] invalidatedStags;
+    /** Immediate Data (RECEIVE_IMMEDIATE) or an atomic's original value (RFC 7306). */
+    private final long[] values;
     /** status | opcode << 8 | solicited << 16 | invalidated << 17 */
     private final int[] codes;
     private final AtomicLong tail = new AtomicLong();
@@ -54,6 +56,7 @@ final class DefaultCompletionQueue implements CompletionQueue {
         this.byteLengths = new long[size];
         this.queuePairNumbers = new int[size];
         this.invalidatedStags = new int[size];
+        this.values = new long[size];
         this.codes = new int[size];
     }
 
@@ -88,6 +91,12 @@ final class DefaultCompletionQueue implements CompletionQueue {
      */
     boolean add(long wrId, WorkCompletionStatus status, WorkCompletionOpcode opcode, long byteLength,
             int queuePairNumber, boolean solicited, boolean invalidated, int invalidatedStag) {
+        return add(wrId, status, opcode, byteLength, queuePairNumber, solicited, invalidated, invalidatedStag, 0);
+    }
+
+    /** As {@link #add(long, WorkCompletionStatus, WorkCompletionOpcode, long, int, boolean, boolean, int)}, with a value. */
+    boolean add(long wrId, WorkCompletionStatus status, WorkCompletionOpcode opcode, long byteLength,
+            int queuePairNumber, boolean solicited, boolean invalidated, int invalidatedStag, long value) {
         long pos = tail.get();
         int slot;
         while (true) {
@@ -108,6 +117,7 @@ final class DefaultCompletionQueue implements CompletionQueue {
         byteLengths[slot] = byteLength;
         queuePairNumbers[slot] = queuePairNumber;
         invalidatedStags[slot] = invalidatedStag;
+        values[slot] = value;
         codes[slot] = status.ordinal() | opcode.ordinal() << 8 | (solicited ? 1 << 16 : 0) | (invalidated ? 1 << 17 : 0);
         sequence.set(slot, pos + 1);
         signal(solicited || status != WorkCompletionStatus.SUCCESS);
@@ -165,6 +175,7 @@ final class DefaultCompletionQueue implements CompletionQueue {
         into.byteLength = byteLengths[slot];
         into.queuePairNumber = queuePairNumbers[slot];
         into.invalidatedStag = invalidatedStags[slot];
+        into.value = values[slot];
         into.status = STATUSES[code & 0xFF];
         into.opcode = OPCODES[(code >>> 8) & 0xFF];
         into.solicited = (code & 1 << 16) != 0;

@@ -1,6 +1,9 @@
 package io.softrdma.verbs;
 
 import io.netty.buffer.ByteBuf;
+import io.softrdma.rdmap.AtomicOperation;
+import io.softrdma.rdmap.AtomicRequestCodec;
+import java.nio.ByteBuffer;
 import java.util.Collections;
 import java.util.EnumSet;
 import java.util.Set;
@@ -26,6 +29,9 @@ final class DefaultMemoryRegion implements MemoryRegion {
     private final boolean localWrite;
     private final boolean remoteRead;
     private final boolean remoteWrite;
+    private final boolean remoteAtomic;
+    /** A view of the memory for atomic operations, made on the first one (most regions never see one). */
+    private volatile ByteBuffer atomicView;
     private volatile int index;
     private volatile int stag;
     private volatile int validStag;
@@ -44,6 +50,7 @@ final class DefaultMemoryRegion implements MemoryRegion {
         this.localWrite = copy.contains(Access.LOCAL_WRITE);
         this.remoteRead = copy.contains(Access.REMOTE_READ);
         this.remoteWrite = copy.contains(Access.REMOTE_WRITE);
+        this.remoteAtomic = copy.contains(Access.REMOTE_ATOMIC);
     }
 
     /** Called once by {@link StagTable#add}, before the region is published. */
@@ -165,6 +172,36 @@ final class DefaultMemoryRegion implements MemoryRegion {
             return Check.ACCESS_RIGHTS;
         }
         return checkBounds(to, length);
+    }
+
+    /**
+     * Checks an RFC 7306 Atomic Request for the 64-bit word at {@code to}: as {@link #check}, with the
+     * REMOTE_ATOMIC right. The TO's alignment is the caller's to check (it is a property of the request).
+     */
+    Check checkAtomic(int stag, long to, DefaultProtectionDomain streamPd) {
+        if (validStag != stag || stag == 0) {
+            return Check.INVALID_STAG;
+        }
+        if (streamPd != pd) {
+            return Check.NOT_ASSOCIATED;
+        }
+        if (!remoteAtomic) {
+            return Check.ACCESS_RIGHTS;
+        }
+        return checkBounds(to, AtomicRequestCodec.OPERAND_LENGTH);
+    }
+
+    /** Applies an atomic operation to the word at tagged offset {@code to}, which {@link #checkAtomic} accepted. */
+    long atomic(long to, AtomicOperation op, long addOrSwapData, long addOrSwapMask, long compareData,
+            long compareMask) {
+        ByteBuffer view = atomicView;
+        if (view == null) {
+            view = registered.nioBuffer(0, length);
+            atomicView = view;
+        }
+        long address = registered.hasMemoryAddress() ? registered.memoryAddress() : 0;
+        return RemoteAtomics.apply(view, address, indexOf(to), op, addOrSwapData, addOrSwapMask, compareData,
+                compareMask);
     }
 
     /** §7.2 c-e: TO within the region, TO + length within it, and no wrap past 2^64. */

@@ -64,6 +64,9 @@ final class DefaultProtectionDomain implements ProtectionDomain {
             if (access.contains(Access.REMOTE_WRITE) && !access.contains(Access.LOCAL_WRITE)) {
                 throw new IllegalArgumentException("REMOTE_WRITE needs LOCAL_WRITE as well (as in verbs): " + access);
             }
+            if (access.contains(Access.REMOTE_ATOMIC) && !access.contains(Access.LOCAL_WRITE)) {
+                throw new IllegalArgumentException("REMOTE_ATOMIC needs LOCAL_WRITE as well (as in verbs): " + access);
+            }
             if (Long.compareUnsigned(baseTaggedOffset + owned.capacity(), baseTaggedOffset) < 0) {
                 throw new IllegalArgumentException("base tagged offset 0x" + Long.toHexString(baseTaggedOffset)
                         + " plus " + owned.capacity() + " octets wraps past 2^64");

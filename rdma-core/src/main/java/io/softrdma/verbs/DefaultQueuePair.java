@@ -7,10 +7,12 @@ import io.netty.util.internal.PlatformDependent;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 import io.softrdma.ConnectionClosedException;
+import io.softrdma.ddp.UntaggedHeaderCodec;
 import io.softrdma.mpa.MpaNegotiation;
 import io.softrdma.rdmap.TerminateCode;
 import io.softrdma.mpa.MpaRole;
 import io.softrdma.mpa.LlpErrorCode;
+import io.softrdma.rdmap.RdmapExtensions;
 import io.softrdma.rdmap.ReceivedTerminate;
 import io.softrdma.rdmap.TerminateCause;
 import io.softrdma.rdmap.TerminateException;
@@ -48,6 +50,7 @@ final class DefaultQueuePair implements QueuePair {
     private volatile QueuePairListener listener = NO_LISTENER;
     private volatile int ord;
     private volatile int ird;
+    private volatile RdmapExtensions extensions = RdmapExtensions.NONE;
 
     // Posting, from any thread.
     private final AtomicInteger sendsOutstanding = new AtomicInteger();
@@ -167,6 +170,11 @@ final class DefaultQueuePair implements QueuePair {
     }
 
     @Override
+    public RdmapExtensions extensions() {
+        return extensions;
+    }
+
+    @Override
     public CompletableFuture<Void> closeFuture() {
         return closeFuture.copy();
     }
@@ -198,9 +206,17 @@ final class DefaultQueuePair implements QueuePair {
             ScatterGatherEntry e = sgl.get(i);
             checkDomain(e);
         }
-        if (request.opcode() == SendWorkRequest.Opcode.RDMA_READ && ord == 0) {
+        SendWorkRequest.Opcode op = request.opcode();
+        if (op.isAtomic() && !extensions.atomics() || op.carriesImmediateData() && !extensions.immediateData()) {
+            throw new IllegalStateException("queue pair " + number + ": the peer did not agree to RFC 7306 "
+                    + (op.isAtomic() ? "atomic operations" : "Immediate Data") + " at connection setup (agreed: "
+                    + extensions + "; Linux siw and iWARP NICs have none): offer them with"
+                    + " QueuePairConfig.withExtensions on both ends");
+        }
+        if (op.usesReadQueue() && ord == 0) {
             throw new IllegalStateException("queue pair " + number + " has ORD 0: the peer's IRD (RFC 6581 §5) or"
-                    + " this queue pair's configured ORD allows no RDMA Read on this connection");
+                    + " this queue pair's configured ORD allows no RDMA Read " + (op.isAtomic() ? "or atomic " : "")
+                    + "on this connection");
         }
         if (request.opcode() == SendWorkRequest.Opcode.RDMA_READ
                 && !request.sgl().get(0).region().access().contains(Access.LOCAL_WRITE)) {
@@ -334,12 +350,35 @@ final class DefaultQueuePair implements QueuePair {
         return sq[(int) (seq % sq.length)];
     }
 
+    /**
+     * The oldest Read ({@code atomic} false) or atomic operation still awaiting its answer. Reads answer in
+     * order (RFC 5040 §5.5 rule 20) and atomics in order (RFC 7306), each kind on its own: the two are matched
+     * separately, so a peer that answers an atomic before an earlier Read is not a protocol error.
+     */
+    SendQueueEntry oldestOutstanding(boolean atomic) {
+        for (long p = orqHead; p < orqTail; p++) {
+            SendQueueEntry e = sendEntry(orq[(int) (p % orq.length)]);
+            if (!e.done && e.wr.opcode().isAtomic() == atomic) {
+                return e;
+            }
+        }
+        return null;
+    }
+
+    /** Drops answered operations from the front of the ORQ: they no longer count against ORD. */
+    void retireAnswered() {
+        while (orqHead < orqTail && sendEntry(orq[(int) (orqHead % orq.length)]).done) {
+            orqHead++;
+        }
+    }
+
     /** Sends and Writes up to send-queue position {@code upTo} are in TCP's hands (§5.5 rule 14). */
     void sendsWritten(long upTo) {
         for (long seq = Math.max(writtenUpTo + 1, sqHead); seq <= upTo && seq < sqTail; seq++) {
             SendQueueEntry e = sendEntry(seq);
             SendWorkRequest.Opcode op = e.wr.opcode();
-            if (op == SendWorkRequest.Opcode.SEND || op == SendWorkRequest.Opcode.RDMA_WRITE) {
+            if (op == SendWorkRequest.Opcode.SEND || op == SendWorkRequest.Opcode.RDMA_WRITE
+                    || op.carriesImmediateData()) {
                 e.finish(WorkCompletionStatus.SUCCESS);
             }
         }
@@ -363,7 +402,7 @@ final class DefaultQueuePair implements QueuePair {
             // The slot is free before the completion is visible: whoever sees it may post again at once.
             sendsOutstanding.decrementAndGet();
             if (wr.signaled() || e.status != WorkCompletionStatus.SUCCESS) {
-                sendCq.add(wr.wrId(), e.status, opcodeOf(wr), e.byteLength, number, false, false, 0);
+                sendCq.add(wr.wrId(), e.status, opcodeOf(wr), e.byteLength, number, false, false, 0, e.atomicResult);
             }
         }
     }
@@ -374,6 +413,10 @@ final class DefaultQueuePair implements QueuePair {
             case RDMA_WRITE -> WorkCompletionOpcode.RDMA_WRITE;
             case RDMA_READ -> WorkCompletionOpcode.RDMA_READ;
             case LOCAL_INVALIDATE -> WorkCompletionOpcode.LOCAL_INVALIDATE;
+            case IMMEDIATE_DATA -> WorkCompletionOpcode.IMMEDIATE_DATA;
+            case RDMA_WRITE_WITH_IMMEDIATE -> WorkCompletionOpcode.RDMA_WRITE_WITH_IMMEDIATE;
+            case ATOMIC_FETCH_ADD -> WorkCompletionOpcode.ATOMIC_FETCH_ADD;
+            case ATOMIC_COMPARE_AND_SWAP -> WorkCompletionOpcode.ATOMIC_COMPARE_AND_SWAP;
         };
     }
 
@@ -399,16 +442,29 @@ final class DefaultQueuePair implements QueuePair {
     /** Completes the oldest receive (§5.5 rule 10: in order). */
     void completeReceive(WorkCompletionStatus status, long byteLength, boolean solicited, boolean invalidated,
             int invalidatedStag) {
+        completeReceive(WorkCompletionOpcode.RECEIVE, status, byteLength, solicited, invalidated, invalidatedStag, 0);
+    }
+
+    /** Completes the oldest receive with the peer's Immediate Data (RFC 7306 §5: it consumed the receive). */
+    void completeReceiveImmediate(long data, boolean solicited) {
+        completeReceive(WorkCompletionOpcode.RECEIVE_IMMEDIATE, WorkCompletionStatus.SUCCESS, 0, solicited, false, 0,
+                data);
+    }
+
+    private void completeReceive(WorkCompletionOpcode opcode, WorkCompletionStatus status, long byteLength,
+            boolean solicited, boolean invalidated, int invalidatedStag, long value) {
         ReceiveQueueEntry e = rq[(int) (rqHead % rq.length)];
         long wrId = e.wr.wrId();
         e.wr = null;
         rqHead++;
         receivesOutstanding.decrementAndGet();
-        receiveCq.add(wrId, status, WorkCompletionOpcode.RECEIVE, byteLength, number, solicited, invalidated,
-                invalidatedStag);
+        receiveCq.add(wrId, status, opcode, byteLength, number, solicited, invalidated, invalidatedStag, value);
     }
 
-    /** Outstanding Reads, counting a peer-to-peer Read RTR still unanswered (it uses the peer's IRD too). */
+    /**
+     * Outstanding Reads and atomics (RFC 7306: they share the Read Request queue and the peer's IRD), counting a
+     * peer-to-peer Read RTR still unanswered (it uses the peer's IRD too).
+     */
     @Override
     public int readsOutstanding() {
         return (int) (orqTail - orqHead) + (rtrReadOutstanding ? 1 : 0);
@@ -442,6 +498,8 @@ final class DefaultQueuePair implements QueuePair {
         // as this end offered it, which the peer may use in full: the inbound queue must hold it.
         ord = Math.min(config.ord(), negotiation.ord());
         ird = negotiation.ird();
+        extensions = config.extensions().and(RdmapExtensions.agreed(negotiation.localPrivateData(),
+                negotiation.peerPrivateData()));
         state = QueuePairState.RTS;
         executor = ctx.executor();
         if (refusal == null && ird > config.ird()) {
@@ -545,21 +603,39 @@ final class DefaultQueuePair implements QueuePair {
         ctx.close();
     }
 
-    /** The Read a Terminate's RDMA header names fails with a remote error rather than as flushed. */
+    /**
+     * The Read (or atomic) a Terminate names fails with a remote error rather than as flushed: a Read by the
+     * SinkSTag of the RDMA header it carries, an atomic by the MSN of the Read Request queue in its DDP header
+     * (RFC 7306's Atomic Request has no 28-octet header to return).
+     */
     private void failMatchingRead(ReceivedTerminate t) {
+        WorkCompletionStatus status = t.code().layer() == 0 && t.code().errorType() == 1
+                ? WorkCompletionStatus.REMOTE_ACCESS_ERROR : WorkCompletionStatus.REMOTE_OPERATION_ERROR;
         byte[] header = t.rdmaHeader();
-        if (header.length < 12) {
+        byte[] ddp = t.ddpHeader();
+        boolean byStag = header.length >= 12;
+        boolean byMsn = !byStag && ddp.length >= UntaggedHeaderCodec.LENGTH && (ddp[0] & 0x80) == 0
+                && int32(ddp, UntaggedHeaderCodec.QN_OFFSET) == UntaggedHeaderCodec.QN_READ_REQUEST;
+        if (!byStag && !byMsn) {
             return;
         }
-        int sinkStag = (header[0] & 0xFF) << 24 | (header[1] & 0xFF) << 16 | (header[2] & 0xFF) << 8 | header[3] & 0xFF;
+        int sinkStag = byStag ? int32(header, 0) : 0;
+        int msn = byMsn ? int32(ddp, UntaggedHeaderCodec.MSN_OFFSET) : 0;
         for (long p = orqHead; p < orqTail; p++) {
             SendQueueEntry e = sendEntry(orq[(int) (p % orq.length)]);
-            if (e.sinkStag == sinkStag) {
-                e.finish(t.code().layer() == 0 && t.code().errorType() == 1 ? WorkCompletionStatus.REMOTE_ACCESS_ERROR
-                        : WorkCompletionStatus.REMOTE_OPERATION_ERROR);
+            if (e.done) {
+                continue;
+            }
+            if (byStag ? e.wr.opcode() == SendWorkRequest.Opcode.RDMA_READ && e.sinkStag == sinkStag
+                    : e.wr.opcode().isAtomic() && e.msn == msn) {
+                e.finish(status);
                 return;
             }
         }
+    }
+
+    private static int int32(byte[] b, int at) {
+        return (b[at] & 0xFF) << 24 | (b[at + 1] & 0xFF) << 16 | (b[at + 2] & 0xFF) << 8 | b[at + 3] & 0xFF;
     }
 
     /** Completes every outstanding work request: flushed unless it already has an outcome. */

@@ -2,7 +2,8 @@ package io.softrdma.verbs;
 
 /**
  * An accepted RDMA Read Request waiting for (or in) its Read Response: one of the IRD slots (RFC 5040
- * §5.2.2). Preallocated and reused.
+ * §5.2.2); or an RFC 7306 Atomic Request, which shares the Read Request queue, carried out on arrival and
+ * waiting for its Atomic Response. Preallocated and reused.
  *
  * <p>Note: event loop only.
  */
@@ -15,4 +16,8 @@ final class InboundRead {
     int sinkStag;
     long sinkTaggedOffset;
     long sent;
+    /** An Atomic Request: answered with {@link #atomicRequestId} and {@link #atomicOriginal}. */
+    boolean atomic;
+    int atomicRequestId;
+    long atomicOriginal;
 }

@@ -1,5 +1,7 @@
 package io.softrdma.verbs;
 
+import io.softrdma.rdmap.RdmapExtensions;
+
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -54,6 +56,13 @@ public interface QueuePair extends AutoCloseable {
      *
      * @return this queue pair's counters
      */
+    /**
+     * The RFC 7306 extensions this stream may use: those both ends named at connection setup
+     * ({@link RdmapExtensions}), {@link RdmapExtensions#NONE} before then and with a peer that did not (Linux
+     * siw). Posting an atomic or Immediate Data without them fails; receiving one is an unexpected opcode.
+     */
+    RdmapExtensions extensions();
+
     QueuePairCounters counters();
 
     /**

@@ -1,5 +1,6 @@
 package io.softrdma.verbs;
 
+import io.softrdma.rdmap.RdmapExtensions;
 import java.util.Objects;
 
 /**
@@ -15,9 +16,12 @@ import java.util.Objects;
  * @param ird inbound RDMA Read Requests queued at most (RFC 5040 §6.1; siw: up to 128)
  * @param sendCompletionQueue where send work requests complete
  * @param receiveCompletionQueue where receives complete (may be the same queue)
+ * @param extensions the RFC 7306 extensions offered at connection setup (the stream uses those the peer agrees
+ *     to, {@link QueuePair#extensions()}); {@link RdmapExtensions#NONE} by default
  */
 public record QueuePairConfig(int sendQueueDepth, int receiveQueueDepth, int maxSendSge, int maxReceiveSge, int ord,
-        int ird, CompletionQueue sendCompletionQueue, CompletionQueue receiveCompletionQueue) {
+        int ird, CompletionQueue sendCompletionQueue, CompletionQueue receiveCompletionQueue,
+        RdmapExtensions extensions) {
 
     /** siw's per-QP limit on outstanding RDMA Reads in either direction (SIW_MAX_ORD_QP, SIW_MAX_IRD_QP). */
     public static final int DEFAULT_READ_DEPTH = 128;
@@ -35,6 +39,14 @@ public record QueuePairConfig(int sendQueueDepth, int receiveQueueDepth, int max
         require(ird, 0, MAX_READ_DEPTH, "ird");
         Objects.requireNonNull(sendCompletionQueue, "sendCompletionQueue");
         Objects.requireNonNull(receiveCompletionQueue, "receiveCompletionQueue");
+        Objects.requireNonNull(extensions, "extensions");
+    }
+
+    /** Without RFC 7306 extensions. */
+    public QueuePairConfig(int sendQueueDepth, int receiveQueueDepth, int maxSendSge, int maxReceiveSge, int ord,
+            int ird, CompletionQueue sendCompletionQueue, CompletionQueue receiveCompletionQueue) {
+        this(sendQueueDepth, receiveQueueDepth, maxSendSge, maxReceiveSge, ord, ird, sendCompletionQueue,
+                receiveCompletionQueue, RdmapExtensions.NONE);
     }
 
     private static void require(int value, int min, int max, String name) {
@@ -51,21 +63,30 @@ public record QueuePairConfig(int sendQueueDepth, int receiveQueueDepth, int max
 
     public QueuePairConfig withSendQueueDepth(int depth) {
         return new QueuePairConfig(depth, receiveQueueDepth, maxSendSge, maxReceiveSge, ord, ird, sendCompletionQueue,
-                receiveCompletionQueue);
+                receiveCompletionQueue, extensions);
     }
 
     public QueuePairConfig withReceiveQueueDepth(int depth) {
         return new QueuePairConfig(sendQueueDepth, depth, maxSendSge, maxReceiveSge, ord, ird, sendCompletionQueue,
-                receiveCompletionQueue);
+                receiveCompletionQueue, extensions);
     }
 
     public QueuePairConfig withReadDepths(int ord, int ird) {
         return new QueuePairConfig(sendQueueDepth, receiveQueueDepth, maxSendSge, maxReceiveSge, ord, ird,
-                sendCompletionQueue, receiveCompletionQueue);
+                sendCompletionQueue, receiveCompletionQueue, extensions);
     }
 
     public QueuePairConfig withCompletionQueues(CompletionQueue send, CompletionQueue receive) {
         return new QueuePairConfig(sendQueueDepth, receiveQueueDepth, maxSendSge, maxReceiveSge, ord, ird, send,
-                receive);
+                receive, extensions);
+    }
+
+    /**
+     * Offers RFC 7306's extensions at connection setup: Atomic Requests count against ORD and IRD like RDMA
+     * Reads (they share the Read Request queue), Immediate Data consumes a posted receive like a Send.
+     */
+    public QueuePairConfig withExtensions(RdmapExtensions extensions) {
+        return new QueuePairConfig(sendQueueDepth, receiveQueueDepth, maxSendSge, maxReceiveSge, ord, ird,
+                sendCompletionQueue, receiveCompletionQueue, extensions);
     }
 }

@@ -5,6 +5,10 @@ import io.softrdma.ddp.DdpControl;
 import io.softrdma.ddp.DdpError;
 import io.softrdma.ddp.TaggedHeaderCodec;
 import io.softrdma.ddp.UntaggedHeaderCodec;
+import io.softrdma.rdmap.AtomicOperation;
+import io.softrdma.rdmap.AtomicRequestCodec;
+import io.softrdma.rdmap.AtomicResponseCodec;
+import io.softrdma.rdmap.ImmediateDataCodec;
 import io.softrdma.rdmap.RdmapError;
 import io.softrdma.rdmap.RdmapOpcode;
 import io.softrdma.rdmap.ReadRequestCodec;
@@ -45,6 +49,8 @@ final class QueuePairReceiver {
     /** Expected MSN per queue (RFC 5041 §5.3: the first message of each queue has MSN 1). */
     private int sendMsn = 1;
     private int readRequestMsn = 1;
+    /** RFC 7306: the Atomic Response queue (QN 3) has its own MSNs, from 1. */
+    private int atomicResponseMsn = 1;
     /** Octets of the current Send placed so far: its next MO. */
     private long sendReceived;
     private boolean sendTooLong;
@@ -111,6 +117,12 @@ final class QueuePairReceiver {
                     + DdpControl.opcode(rdmap) + (opcode == null ? " is reserved" : " with T=" + (tagged ? 1 : 0))
                     + " (RFC 5040 §4.2 Figure 4)");
         }
+        if (opcode.isExtension() && !(opcode.isImmediateData() ? qp.extensions().immediateData()
+                : qp.extensions().atomics())) {
+            // As for any reserved opcode: this stream did not agree to RFC 7306 (siw would answer the same).
+            return segmentError(RdmapError.OPERATION_UNEXPECTED_OPCODE, u, tagged, false, "opcode " + opcode.code()
+                    + " (" + opcode + ", RFC 7306) on a stream whose ends did not agree to it at connection setup");
+        }
         boolean last = DdpControl.last(ddp);
         qp.counters.segment(true, opcode.code(), last, Math.max(0, length - headerLength - opcode.headerLength()));
         return switch (opcode) {
@@ -118,6 +130,9 @@ final class QueuePairReceiver {
             case RDMA_READ_RESPONSE -> readResponse(u, last);
             case RDMA_READ_REQUEST -> readRequest(u, last);
             case TERMINATE -> terminate(u);
+            case IMMEDIATE_DATA, IMMEDIATE_DATA_WITH_SE -> immediateData(u, opcode, last);
+            case ATOMIC_REQUEST -> atomicRequest(u, last);
+            case ATOMIC_RESPONSE -> atomicResponse(u, last);
             default -> send(u, opcode, last);
         };
     }
@@ -169,7 +184,8 @@ final class QueuePairReceiver {
             qp.rtrReadOutstanding = false;
             return null;
         }
-        if (qp.orqHead == qp.orqTail) {
+        SendQueueEntry read = qp.oldestOutstanding(false);
+        if (read == null) {
             // siw reports DDP 1/0/0x00 here; RFC 5040 Figure 9's "unexpected opcode" names the error.
             return segmentError(RdmapError.OPERATION_UNEXPECTED_OPCODE, u, true, false,
                     "a Read Response arrived with no RDMA Read outstanding (RFC 5040 §5.2.2)");
@@ -178,8 +194,6 @@ final class QueuePairReceiver {
         if (continuation != null) {
             return continuation;
         }
-        long seq = qp.orq[(int) (qp.orqHead % qp.orq.length)];
-        SendQueueEntry read = qp.sendEntry(seq);
         if (stag != read.sinkStag) {
             return segmentError(DdpError.TAGGED_INVALID_STAG, u, true, String.format("Read Response to STag 0x%08x;"
                     + " the outstanding Read's sink is 0x%08x (RFC 5040 §5.2.2)", stag, read.sinkStag));
@@ -211,7 +225,7 @@ final class QueuePairReceiver {
             // §5.5 rule 19: the Read completes when its Read Response is delivered.
             read.byteLength = read.readLength;
             read.finish(WorkCompletionStatus.SUCCESS);
-            qp.orqHead++;
+            qp.retireAnswered();
             qp.completeSends();
         }
         return null;
@@ -410,6 +424,122 @@ final class QueuePairReceiver {
         r.sent = 0;
         qp.irqTail++;
         readRequestMsn++;
+        return null;
+    }
+
+    // ---- RFC 7306 ----
+
+    /**
+     * Immediate Data (RFC 7306 §5): one segment of 8 octets on the Send queue, in its MSN sequence; it consumes
+     * the oldest posted receive, whose completion carries the data (nothing is placed in its buffer).
+     */
+    private TerminateCause immediateData(ByteBuf u, RdmapOpcode opcode, boolean last) {
+        int base = u.readerIndex();
+        TerminateCause error = checkUntagged(u, UntaggedHeaderCodec.QN_SEND, sendMsn, sendReceived);
+        if (error != null) {
+            return error;
+        }
+        int length = u.readableBytes() - UntaggedHeaderCodec.LENGTH;
+        if (length != ImmediateDataCodec.LENGTH || !last) {
+            return segmentError(DdpError.UNTAGGED_MESSAGE_TOO_LONG, u, false, "Immediate Data of " + length
+                    + " octets" + (last ? "" : " continued in another segment") + "; it is one segment of "
+                    + ImmediateDataCodec.LENGTH + " (RFC 7306 §5)");
+        }
+        if (qp.receiveHead() == null) {
+            return segmentError(DdpError.UNTAGGED_NO_BUFFER, u, false, "Immediate Data with MSN "
+                    + Integer.toUnsignedString(sendMsn) + " and no receive posted (RFC 7306 §5, RFC 5041 §7.2)");
+        }
+        qp.completeReceiveImmediate(ImmediateDataCodec.data(u, base + UntaggedHeaderCodec.LENGTH), opcode.solicited());
+        sendMsn++;
+        return null;
+    }
+
+    /**
+     * An Atomic Request (RFC 7306 §4): one segment of 52 octets on the Read Request queue, in its MSN sequence and
+     * under IRD like an RDMA Read Request. It is validated as a Read's source is (§7.2 of RFC 5040, with the
+     * REMOTE_ATOMIC right), carried out at once — so it sees every Write that arrived before it and none after —
+     * and its Atomic Response queued behind the Read Responses before it.
+     */
+    private TerminateCause atomicRequest(ByteBuf u, boolean last) {
+        int base = u.readerIndex();
+        TerminateCause error = checkUntagged(u, UntaggedHeaderCodec.QN_READ_REQUEST, readRequestMsn, 0);
+        if (error != null) {
+            return error;
+        }
+        int length = u.readableBytes() - UntaggedHeaderCodec.LENGTH;
+        if (length != AtomicRequestCodec.LENGTH || !last) {
+            return segmentError(DdpError.UNTAGGED_MESSAGE_TOO_LONG, u, false, "an Atomic Request of " + length
+                    + " octets" + (last ? "" : " continued in another segment") + "; it is one segment of "
+                    + AtomicRequestCodec.LENGTH + " (RFC 7306 §4)");
+        }
+        if (qp.inboundReadsQueued() >= qp.ird()) {
+            return segmentError(RdmapError.OPERATION_CATASTROPHIC_STREAM, u, false, false, "an Atomic Request beyond"
+                    + " IRD " + qp.ird() + " (RFC 7306 §4: atomics share the Read Request queue; the peer exceeded"
+                    + " its ORD)");
+        }
+        int h = base + UntaggedHeaderCodec.LENGTH;
+        AtomicOperation op = AtomicOperation.fromCode(AtomicRequestCodec.atomicOpcode(u, h));
+        if (op == null) {
+            return segmentError(RdmapError.OPERATION_UNEXPECTED_OPCODE, u, false, false, "atomic operation "
+                    + AtomicRequestCodec.atomicOpcode(u, h) + " is reserved (RFC 7306 §4: 0 Fetch-and-Add, 2"
+                    + " Compare-and-Swap)");
+        }
+        int stag = AtomicRequestCodec.remoteStag(u, h);
+        long to = AtomicRequestCodec.remoteTaggedOffset(u, h);
+        DefaultMemoryRegion region = qp.device.lookup(stag);
+        DefaultMemoryRegion.Check check = region == null ? DefaultMemoryRegion.Check.INVALID_STAG
+                : region.checkAtomic(stag, to, qp.pd);
+        if (check == DefaultMemoryRegion.Check.OK && (to & (AtomicRequestCodec.OPERAND_LENGTH - 1)) != 0) {
+            return segmentError(RdmapError.PROTECTION_BASE_OR_BOUNDS, u, false, false, String.format("%s at TO 0x%x:"
+                    + " the 64-bit word is not 8-octet aligned (RFC 7306 §4)", op, to));
+        }
+        if (check != DefaultMemoryRegion.Check.OK) {
+            return segmentError(protectionError(check), u, false, false, String.format("%s on STag 0x%08x TO 0x%x:"
+                    + " %s (RFC 7306 §4, RFC 5040 §7.2)", op, stag, to, describe(check, region)));
+        }
+        long original = region.atomic(to, op, AtomicRequestCodec.addOrSwapData(u, h),
+                AtomicRequestCodec.addOrSwapMask(u, h), AtomicRequestCodec.compareData(u, h),
+                AtomicRequestCodec.compareMask(u, h));
+        InboundRead r = qp.irq[(int) (qp.irqTail % qp.irq.length)];
+        r.source = null;
+        r.length = 0;
+        r.sent = 0;
+        r.atomic = true;
+        r.atomicRequestId = AtomicRequestCodec.requestId(u, h);
+        r.atomicOriginal = original;
+        qp.irqTail++;
+        readRequestMsn++;
+        return null;
+    }
+
+    /** An Atomic Response (RFC 7306 §4): one segment of 12 octets on QN 3, answering the oldest atomic. */
+    private TerminateCause atomicResponse(ByteBuf u, boolean last) {
+        int base = u.readerIndex();
+        TerminateCause error = checkUntagged(u, UntaggedHeaderCodec.QN_ATOMIC_RESPONSE, atomicResponseMsn, 0);
+        if (error != null) {
+            return error;
+        }
+        int length = u.readableBytes() - UntaggedHeaderCodec.LENGTH;
+        if (length != AtomicResponseCodec.LENGTH || !last) {
+            return segmentError(DdpError.UNTAGGED_MESSAGE_TOO_LONG, u, false, "an Atomic Response of " + length
+                    + " octets" + (last ? "" : " continued in another segment") + "; it is one segment of "
+                    + AtomicResponseCodec.LENGTH + " (RFC 7306 §4)");
+        }
+        int h = base + UntaggedHeaderCodec.LENGTH;
+        int requestId = AtomicResponseCodec.requestId(u, h);
+        SendQueueEntry atomic = qp.oldestOutstanding(true);
+        if (atomic == null || atomic.atomicRequestId != requestId) {
+            return segmentError(RdmapError.OPERATION_UNEXPECTED_OPCODE, u, false, false, "an Atomic Response to"
+                    + " Request Identifier " + Integer.toUnsignedString(requestId) + (atomic == null
+                    ? " with no atomic operation outstanding" : "; the oldest outstanding is "
+                    + Integer.toUnsignedString(atomic.atomicRequestId)) + " (RFC 7306 §4: answered in order)");
+        }
+        atomic.atomicResult = AtomicResponseCodec.originalValue(u, h);
+        atomic.byteLength = AtomicRequestCodec.OPERAND_LENGTH;
+        atomic.finish(WorkCompletionStatus.SUCCESS);
+        atomicResponseMsn++;
+        qp.retireAnswered();
+        qp.completeSends();
         return null;
     }
 

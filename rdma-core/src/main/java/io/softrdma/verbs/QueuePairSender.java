@@ -12,6 +12,10 @@ import io.softrdma.ddp.TaggedHeaderCodec;
 import io.softrdma.ddp.UntaggedHeaderCodec;
 import io.softrdma.mpa.FpduEncoder;
 import io.softrdma.mpa.GatheredUlpdu;
+import io.softrdma.rdmap.AtomicOperation;
+import io.softrdma.rdmap.AtomicRequestCodec;
+import io.softrdma.rdmap.AtomicResponseCodec;
+import io.softrdma.rdmap.ImmediateDataCodec;
 import io.softrdma.rdmap.RdmapError;
 import io.softrdma.rdmap.RdmapOpcode;
 import io.softrdma.rdmap.ReadRequestCodec;
@@ -66,6 +70,9 @@ final class QueuePairSender {
     private boolean deferFlush;
     private int sendMsn;
     private int readRequestMsn;
+    /** RFC 7306: the Atomic Response queue's MSN (QN 3), and the last Atomic Request Identifier used. */
+    private int atomicResponseMsn;
+    private int atomicRequestId;
     /** The last segment emitted, kept back so that the flush can give it the batch's promise. */
     private GatheredUlpdu pending;
     /** The highest send-queue position whose Send or Write is fully emitted. */
@@ -163,7 +170,8 @@ final class QueuePairSender {
                     e.finish(ok ? WorkCompletionStatus.SUCCESS : WorkCompletionStatus.LOCAL_PROTECTION_ERROR);
                     qp.sqNext++;
                 }
-                case RDMA_READ -> {
+                case RDMA_READ, ATOMIC_FETCH_ADD, ATOMIC_COMPARE_AND_SWAP -> {
+                    // RFC 7306: an Atomic Request goes on the Read Request queue and counts against ORD.
                     return qp.readsOutstanding() < qp.ord() && localMemoryValid(e);
                 }
                 default -> {
@@ -198,11 +206,29 @@ final class QueuePairSender {
         long seq = qp.sqNext;
         SendQueueEntry e = qp.sendEntry(seq);
         SendWorkRequest wr = e.wr;
-        if (wr.opcode() == SendWorkRequest.Opcode.RDMA_READ) {
-            emitReadRequest(seq, e);
-            return true;
+        switch (wr.opcode()) {
+            case RDMA_READ -> {
+                emitReadRequest(seq, e);
+                return true;
+            }
+            case ATOMIC_FETCH_ADD, ATOMIC_COMPARE_AND_SWAP -> {
+                emitAtomicRequest(seq, e);
+                return true;
+            }
+            case IMMEDIATE_DATA -> {
+                emitImmediateData(seq, e);
+                return true;
+            }
+            default -> {
+                if (e.immediatePending) {
+                    // RFC 7306 §5: the Write is out; its Immediate Data follows at once, nothing in between.
+                    emitImmediateData(seq, e);
+                    return true;
+                }
+            }
         }
-        boolean tagged = wr.opcode() == SendWorkRequest.Opcode.RDMA_WRITE;
+        boolean withImmediate = wr.opcode() == SendWorkRequest.Opcode.RDMA_WRITE_WITH_IMMEDIATE;
+        boolean tagged = wr.opcode() == SendWorkRequest.Opcode.RDMA_WRITE || withImmediate;
         if (e.messageOffset == 0 && e.sge == 0 && e.sgeOffset == 0) {
             e.byteLength = wr.length();
             if (!tagged) {
@@ -235,11 +261,51 @@ final class QueuePairSender {
         emit(u);
         e.sgeOffset += n;
         e.messageOffset += n;
+        if (last && withImmediate) {
+            e.immediatePending = true;
+            return false;
+        }
         if (last) {
             emittedUpTo = seq;
             qp.sqNext++;
         }
         return last;
+    }
+
+    /** RFC 7306 §5: one untagged segment on the Send queue (QN 0, the next Send MSN) with 8 octets of data. */
+    private void emitImmediateData(long seq, SendQueueEntry e) {
+        SendWorkRequest wr = e.wr;
+        e.msn = ++sendMsn;
+        e.immediatePending = false;
+        GatheredUlpdu u = GatheredUlpdu.newInstance(Unpooled.EMPTY_BUFFER);
+        RdmapOpcode opcode = wr.solicited() ? RdmapOpcode.IMMEDIATE_DATA_WITH_SE : RdmapOpcode.IMMEDIATE_DATA;
+        UntaggedHeaderCodec.write(u.header(), opcode.code(), true, 0, UntaggedHeaderCodec.QN_SEND, e.msn, 0);
+        ImmediateDataCodec.write(u.header(), wr.immediateData());
+        emit(u);
+        emittedUpTo = seq;
+        qp.sqNext++;
+    }
+
+    /**
+     * RFC 7306 §4: one untagged segment on the Read Request queue (QN 1, the next MSN there); the operation waits
+     * in the ORQ for its Atomic Response, like a Read for its Read Response.
+     */
+    private void emitAtomicRequest(long seq, SendQueueEntry e) {
+        SendWorkRequest wr = e.wr;
+        SendWorkRequest.AtomicOperands a = wr.atomic();
+        e.msn = ++readRequestMsn;
+        e.atomicRequestId = ++atomicRequestId;
+        AtomicOperation op = wr.opcode() == SendWorkRequest.Opcode.ATOMIC_FETCH_ADD ? AtomicOperation.FETCH_ADD
+                : AtomicOperation.COMPARE_AND_SWAP;
+        GatheredUlpdu u = GatheredUlpdu.newInstance(Unpooled.EMPTY_BUFFER);
+        UntaggedHeaderCodec.write(u.header(), RdmapOpcode.ATOMIC_REQUEST.code(), true, 0,
+                UntaggedHeaderCodec.QN_READ_REQUEST, e.msn, 0);
+        AtomicRequestCodec.write(u.header(), op, e.atomicRequestId, wr.remoteStag(), wr.remoteTaggedOffset(),
+                a.addOrSwapData(), a.addOrSwapMask(), a.compareData(), a.compareMask());
+        emit(u);
+        qp.orq[(int) (qp.orqTail % qp.orq.length)] = seq;
+        qp.orqTail++;
+        qp.sqNext++;
     }
 
     private static RdmapOpcode sendOpcode(SendWorkRequest wr) {
@@ -296,9 +362,22 @@ final class QueuePairSender {
         return true;
     }
 
-    /** Emits the next segment of the oldest Read Response (RFC 5040 §5.2.2); true when it is complete. */
+    /**
+     * Emits the next segment of the oldest Read Response (RFC 5040 §5.2.2), or the oldest Atomic Response (RFC
+     * 7306 §4: one segment on QN 3); true when it is complete.
+     */
     private boolean readResponseSegment() {
         InboundRead r = qp.irq[(int) (qp.irqHead % qp.irq.length)];
+        if (r.atomic) {
+            GatheredUlpdu u = GatheredUlpdu.newInstance(Unpooled.EMPTY_BUFFER);
+            UntaggedHeaderCodec.write(u.header(), RdmapOpcode.ATOMIC_RESPONSE.code(), true, 0,
+                    UntaggedHeaderCodec.QN_ATOMIC_RESPONSE, ++atomicResponseMsn, 0);
+            AtomicResponseCodec.write(u.header(), r.atomicRequestId, r.atomicOriginal);
+            emit(u);
+            r.atomic = false;
+            qp.irqHead++;
+            return true;
+        }
         int n = (int) Math.min(taggedPayload, r.length - r.sent);
         ByteBuf payload;
         if (n == 0) {

@@ -22,6 +22,12 @@ final class SendQueueEntry {
     long sinkTaggedOffset;
     long readLength;
     long received;
+    // RFC 7306
+    /** Write with Immediate: the Write is emitted and the Immediate Data is next. */
+    boolean immediatePending;
+    /** Atomic: the Request Identifier sent, and the original value its Response brought. */
+    int atomicRequestId;
+    long atomicResult;
 
     void reset(SendWorkRequest request) {
         wr = request;
@@ -36,6 +42,9 @@ final class SendQueueEntry {
         sinkTaggedOffset = 0;
         readLength = 0;
         received = 0;
+        immediatePending = false;
+        atomicRequestId = 0;
+        atomicResult = 0;
     }
 
     void finish(WorkCompletionStatus outcome) {

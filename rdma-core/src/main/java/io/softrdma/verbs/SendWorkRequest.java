@@ -5,8 +5,10 @@ import java.util.Objects;
 
 /**
  * A work request for a queue pair's send queue (RFC 5040 §3.2): a Send (optionally with Solicited
- * Event and/or Invalidate), an RDMA Write, an RDMA Read, or a local invalidate. Build one with the
- * static factories and the {@code with…} methods.
+ * Event and/or Invalidate), an RDMA Write, an RDMA Read, or a local invalidate; and, on a stream whose ends
+ * agreed to RFC 7306 ({@link QueuePair#extensions()}), Immediate Data, an RDMA Write followed by Immediate Data,
+ * and the atomic Fetch-and-Add and Compare-and-Swap (with their masked forms). Build one with the static
+ * factories and the {@code with…} methods.
  *
  * <p>Thread safety: immutable.
  *
@@ -19,14 +21,59 @@ import java.util.Objects;
  *     invalidate, always true
  * @param invalidateStag the STag to invalidate
  * @param signaled whether a successful completion is reported (failures always are)
- * @param solicited Send with Solicited Event
+ * @param solicited Send (or Immediate Data) with Solicited Event
+ * @param immediateData the 8 octets of Immediate Data (IMMEDIATE_DATA, RDMA_WRITE_WITH_IMMEDIATE)
+ * @param atomic the operands of an atomic operation, null for any other request
  */
 public record SendWorkRequest(long wrId, Opcode opcode, List<ScatterGatherEntry> sgl, int remoteStag,
-        long remoteTaggedOffset, boolean invalidate, int invalidateStag, boolean signaled, boolean solicited) {
+        long remoteTaggedOffset, boolean invalidate, int invalidateStag, boolean signaled, boolean solicited,
+        long immediateData, AtomicOperands atomic) {
 
     /** The operations of the send queue. */
     public enum Opcode {
-        SEND, RDMA_WRITE, RDMA_READ, LOCAL_INVALIDATE
+        SEND, RDMA_WRITE, RDMA_READ, LOCAL_INVALIDATE,
+        /** RFC 7306 §5: 8 octets for the peer's next posted receive. */
+        IMMEDIATE_DATA,
+        /** RFC 7306 §5: an RDMA Write, then Immediate Data telling the peer it has landed. */
+        RDMA_WRITE_WITH_IMMEDIATE,
+        /** RFC 7306 §4: Fetch-and-Add on a remote 64-bit word. */
+        ATOMIC_FETCH_ADD,
+        /** RFC 7306 §4: Compare-and-Swap on a remote 64-bit word. */
+        ATOMIC_COMPARE_AND_SWAP;
+
+        /** Whether the peer answers it on the Read Request queue's terms (ORD/IRD): Reads and atomics. */
+        public boolean usesReadQueue() {
+            return this == RDMA_READ || this == ATOMIC_FETCH_ADD || this == ATOMIC_COMPARE_AND_SWAP;
+        }
+
+        /** Whether it is an atomic operation. */
+        public boolean isAtomic() {
+            return this == ATOMIC_FETCH_ADD || this == ATOMIC_COMPARE_AND_SWAP;
+        }
+
+        /** Whether it sends Immediate Data. */
+        public boolean carriesImmediateData() {
+            return this == IMMEDIATE_DATA || this == RDMA_WRITE_WITH_IMMEDIATE;
+        }
+    }
+
+    /**
+     * The operands of an Atomic Request (RFC 7306 §4).
+     *
+     * @param addOrSwapData what a Fetch-and-Add adds, or what a Compare-and-Swap swaps in
+     * @param addOrSwapMask Fetch-and-Add: a set bit ends a field (no carry out of it), 0 for a plain add;
+     *     Compare-and-Swap: the bits swapped, all ones for a plain swap
+     * @param compareData Compare-and-Swap: the expected value
+     * @param compareMask Compare-and-Swap: the bits compared, all ones for a plain compare
+     */
+    public record AtomicOperands(long addOrSwapData, long addOrSwapMask, long compareData, long compareMask) {
+    }
+
+    /** A request without RFC 7306 fields. */
+    public SendWorkRequest(long wrId, Opcode opcode, List<ScatterGatherEntry> sgl, int remoteStag,
+            long remoteTaggedOffset, boolean invalidate, int invalidateStag, boolean signaled, boolean solicited) {
+        this(wrId, opcode, sgl, remoteStag, remoteTaggedOffset, invalidate, invalidateStag, signaled, solicited, 0,
+                null);
     }
 
     public SendWorkRequest {
@@ -39,8 +86,24 @@ public record SendWorkRequest(long wrId, Opcode opcode, List<ScatterGatherEntry>
         if (opcode == Opcode.LOCAL_INVALIDATE && (!sgl.isEmpty() || !invalidate)) {
             throw new IllegalArgumentException("a local invalidate names an STag and no memory");
         }
-        if (opcode != Opcode.SEND && solicited) {
-            throw new IllegalArgumentException("only a Send can carry a Solicited Event, not " + opcode);
+        if (opcode != Opcode.SEND && !opcode.carriesImmediateData() && solicited) {
+            throw new IllegalArgumentException("only a Send or Immediate Data can carry a Solicited Event, not "
+                    + opcode);
+        }
+        if (opcode.isAtomic() != (atomic != null)) {
+            throw new IllegalArgumentException(opcode.isAtomic() ? "an atomic operation needs its operands"
+                    : "only an atomic operation has atomic operands, not " + opcode);
+        }
+        if (opcode.isAtomic() && !sgl.isEmpty()) {
+            throw new IllegalArgumentException("an atomic operation sends no local memory: its result is the"
+                    + " completion's atomicOriginalValue()");
+        }
+        if (opcode.isAtomic() && (remoteTaggedOffset & 7) != 0) {
+            throw new IllegalArgumentException(String.format("the remote word of an atomic operation must be 8-octet"
+                    + " aligned: TO 0x%x is not (RFC 7306 §4)", remoteTaggedOffset));
+        }
+        if (opcode == Opcode.IMMEDIATE_DATA && !sgl.isEmpty()) {
+            throw new IllegalArgumentException("Immediate Data carries its 8 octets in the request, not local memory");
         }
         if (opcode != Opcode.SEND && opcode != Opcode.LOCAL_INVALIDATE && invalidate) {
             throw new IllegalArgumentException("only a Send (or a local invalidate) invalidates an STag, not "
@@ -101,27 +164,87 @@ public record SendWorkRequest(long wrId, Opcode opcode, List<ScatterGatherEntry>
         return read(wrId, sink, remote.stag(), remote.taggedOffset());
     }
 
+    /** Immediate Data (RFC 7306 §5): {@code data} reaches the peer in the completion of its next posted receive. */
+    public static SendWorkRequest immediateData(long wrId, long data) {
+        return new SendWorkRequest(wrId, Opcode.IMMEDIATE_DATA, List.of(), 0, 0, false, 0, true, false, data, null);
+    }
+
+    /**
+     * An RDMA Write of the given entries to {@code remoteStag}/{@code remoteTo}, followed by Immediate Data
+     * (RFC 7306 §5): the peer's receive completes with {@code data} once the Write's octets are placed.
+     */
+    public static SendWorkRequest writeWithImmediate(long wrId, int remoteStag, long remoteTo, long data,
+            ScatterGatherEntry... sgl) {
+        return new SendWorkRequest(wrId, Opcode.RDMA_WRITE_WITH_IMMEDIATE, List.of(sgl), remoteStag, remoteTo, false,
+                0, true, false, data, null);
+    }
+
+    /** As {@link #writeWithImmediate(long, int, long, long, ScatterGatherEntry...)}, to the start of an advertised buffer. */
+    public static SendWorkRequest writeWithImmediate(long wrId, RemoteMemory remote, long data,
+            ScatterGatherEntry... sgl) {
+        SendWorkRequest wr = writeWithImmediate(wrId, remote.stag(), remote.taggedOffset(), data, sgl);
+        if (wr.length() > remote.length()) {
+            throw new IllegalArgumentException(wr.length() + " octets do not fit the remote buffer of "
+                    + remote.length());
+        }
+        return wr;
+    }
+
+    /** Fetch-and-Add (RFC 7306 §4): adds {@code delta} to the remote word; the completion has its value before. */
+    public static SendWorkRequest fetchAdd(long wrId, int remoteStag, long remoteTo, long delta) {
+        return maskedFetchAdd(wrId, remoteStag, remoteTo, delta, 0);
+    }
+
+    /**
+     * Masked Fetch-and-Add (RFC 7306 §4): adds field by field, each set bit of {@code fieldEnds} ending a field
+     * whose carry is dropped.
+     */
+    public static SendWorkRequest maskedFetchAdd(long wrId, int remoteStag, long remoteTo, long delta,
+            long fieldEnds) {
+        return new SendWorkRequest(wrId, Opcode.ATOMIC_FETCH_ADD, List.of(), remoteStag, remoteTo, false, 0, true,
+                false, 0, new AtomicOperands(delta, fieldEnds, 0, 0));
+    }
+
+    /**
+     * Compare-and-Swap (RFC 7306 §4): the remote word becomes {@code update} if it is {@code expect}; the
+     * completion has its value before, so the swap happened exactly when that equals {@code expect}.
+     */
+    public static SendWorkRequest compareAndSwap(long wrId, int remoteStag, long remoteTo, long expect,
+            long update) {
+        return maskedCompareAndSwap(wrId, remoteStag, remoteTo, expect, -1L, update, -1L);
+    }
+
+    /**
+     * Masked Compare-and-Swap (RFC 7306 §4): if the remote word equals {@code compare} in the bits of
+     * {@code compareMask}, its bits in {@code swapMask} take those of {@code swap}.
+     */
+    public static SendWorkRequest maskedCompareAndSwap(long wrId, int remoteStag, long remoteTo, long compare,
+            long compareMask, long swap, long swapMask) {
+        return new SendWorkRequest(wrId, Opcode.ATOMIC_COMPARE_AND_SWAP, List.of(), remoteStag, remoteTo, false, 0,
+                true, false, 0, new AtomicOperands(swap, swapMask, compare, compareMask));
+    }
+
     /** Invalidates a local STag, in send-queue order. */
     public static SendWorkRequest localInvalidate(long wrId, int stag) {
         return new SendWorkRequest(wrId, Opcode.LOCAL_INVALIDATE, List.of(), 0, 0, true, stag, true, false);
     }
 
-    /** The same Send with a Solicited Event (RFC 5040 §5.3). */
+    /** The same Send (or Immediate Data) with a Solicited Event (RFC 5040 §5.3, RFC 7306 §5). */
     public SendWorkRequest withSolicitedEvent() {
         return new SendWorkRequest(wrId, opcode, sgl, remoteStag, remoteTaggedOffset, invalidate, invalidateStag,
-                signaled, true);
+                signaled, true, immediateData, atomic);
     }
 
     /** The same Send asking the peer to invalidate {@code stag} (Send with Invalidate, RFC 5040 §5.3). */
     public SendWorkRequest withInvalidate(int stag) {
         return new SendWorkRequest(wrId, opcode, sgl, remoteStag, remoteTaggedOffset, true, stag, signaled,
-                solicited);
+                solicited, immediateData, atomic);
     }
 
     /** The same request without a completion on success. */
     public SendWorkRequest unsignaled() {
         return new SendWorkRequest(wrId, opcode, sgl, remoteStag, remoteTaggedOffset, invalidate, invalidateStag,
-                false, solicited);
+                false, solicited, immediateData, atomic);
     }
 
     /** Octets in the scatter/gather list. */

@@ -18,6 +18,7 @@ public final class WorkCompletion {
     boolean solicited;
     boolean invalidated;
     int invalidatedStag;
+    long value;
 
     WorkCompletion() {
     }
@@ -63,6 +64,20 @@ public final class WorkCompletion {
         return invalidatedStag;
     }
 
+    /** RECEIVE_IMMEDIATE: the 8 octets of the peer's Immediate Data (RFC 7306 §5), as a big-endian long. */
+    public long immediateData() {
+        return value;
+    }
+
+    /**
+     * ATOMIC_FETCH_ADD, ATOMIC_COMPARE_AND_SWAP: the remote word's value before the operation (the Atomic
+     * Response's Original Remote Data Value, RFC 7306 §4). A Compare-and-Swap swapped exactly when this equals
+     * the compare value in the compared bits.
+     */
+    public long atomicOriginalValue() {
+        return value;
+    }
+
     /** An immutable copy. */
     public WorkCompletion copy() {
         WorkCompletion c = new WorkCompletion();
@@ -74,6 +89,7 @@ public final class WorkCompletion {
         c.solicited = solicited;
         c.invalidated = invalidated;
         c.invalidatedStag = invalidatedStag;
+        c.value = value;
         return c;
     }
 
@@ -81,6 +97,7 @@ public final class WorkCompletion {
     public String toString() {
         return "WorkCompletion{wrId=" + wrId + " " + opcode + " " + status + " bytes=" + byteLength + " qp="
                 + queuePairNumber + (solicited ? " solicited" : "")
-                + (invalidated ? String.format(" invalidated=0x%08x", invalidatedStag) : "") + "}";
+                + (invalidated ? String.format(" invalidated=0x%08x", invalidatedStag) : "")
+                + (value != 0 ? " value=0x" + Long.toHexString(value) : "") + "}";
     }
 }

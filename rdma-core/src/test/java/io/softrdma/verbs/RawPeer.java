@@ -34,8 +34,13 @@ final class RawPeer implements AutoCloseable {
     MpaNegotiation negotiation;
 
     static RawPeer connect(EventLoopGroup group, int port, MpaSettings settings) throws Exception {
+        return connect(group, port, settings, new byte[0]);
+    }
+
+    /** As {@link #connect(EventLoopGroup, int, MpaSettings)}, with this private data in the MPA Request. */
+    static RawPeer connect(EventLoopGroup group, int port, MpaSettings settings, byte[] privateData) throws Exception {
         RawPeer peer = new RawPeer();
-        MpaStartupHandler startup = MpaStartupHandler.initiator(settings, new byte[0]);
+        MpaStartupHandler startup = MpaStartupHandler.initiator(settings, privateData);
         peer.channel = new Bootstrap().group(group).channel(TransportKind.best().socketChannel())
                 .option(ChannelOption.TCP_NODELAY, true)
                 .handler(new ChannelInitializer<SocketChannel>() {

@@ -1,0 +1,311 @@
+package io.softrdma.verbs;
+
+import static io.softrdma.verbs.RawPeer.tagged;
+import static io.softrdma.verbs.RawPeer.terminate;
+import static io.softrdma.verbs.RawPeer.untagged;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.softrdma.cm.ConnectionManager;
+import io.softrdma.cm.RdmaConnection;
+import io.softrdma.cm.RdmaListener;
+import io.softrdma.mpa.MpaSettings;
+import io.softrdma.rdmap.RdmapExtensions;
+import io.softrdma.rdmap.TerminateException;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * RFC 7306 on the wire, octet by octet, against a raw peer: the Atomic Request and Atomic Response formats, the
+ * queues and MSNs they use, Immediate Data, and the Terminate each malformed or forbidden message earns. The raw
+ * peer offers the extensions in its MPA Request's private data ({@link RdmapExtensions}), as SoftRDMA does.
+ */
+class Rfc7306TerminateTest {
+    private final ConnectionManager cm = ConnectionManager.create(2);
+    private final RdmaDevice device = RdmaDevice.create();
+    private final ProtectionDomain pd = device.allocateProtectionDomain();
+    private final CompletionQueue cq = device.createCompletionQueue(1024);
+    private QueuePair qp;
+    private RdmaListener listener;
+    private RawPeer peer;
+    private RdmaConnection accepted;
+
+    private RawPeer connect(UnaryOperator<QueuePairConfig> config, RdmapExtensions offered) throws Exception {
+        qp = pd.createQueuePair(config.apply(QueuePairConfig.of(cq).withReadDepths(4, 4)));
+        CompletableFuture<RdmaConnection> done = new CompletableFuture<>();
+        listener = cm.listen(new InetSocketAddress("127.0.0.1", 0), MpaSettings.defaults(),
+                request -> request.accept(qp, new byte[0]).whenComplete((c, e) -> done.complete(c)));
+        peer = RawPeer.connect(cm.eventLoopGroup(), listener.port(), MpaSettings.defaults(),
+                offered.appendTo(new byte[0]));
+        accepted = done.get(5, TimeUnit.SECONDS);
+        return peer;
+    }
+
+    private RawPeer connect() throws Exception {
+        return connect(c -> c.withExtensions(RdmapExtensions.ALL), RdmapExtensions.ALL);
+    }
+
+    @AfterEach
+    void tearDown() {
+        if (peer != null) {
+            peer.close();
+        }
+        if (qp != null) {
+            qp.close();
+            qp.closeFuture().handle((v, e) -> null).join();
+        }
+        if (listener != null) {
+            listener.close();
+        }
+        cm.close();
+        pd.close();
+    }
+
+    private void expectTerminate(String expectedUlpdu, String codeName) throws Exception {
+        assertThat(peer.next()).isEqualTo(expectedUlpdu);
+        assertThat(peer.awaitClose()).as("the stream closes after the Terminate").isTrue();
+        Throwable t;
+        try {
+            qp.closeFuture().get(5, TimeUnit.SECONDS);
+            throw new AssertionError("the queue pair closed normally");
+        } catch (ExecutionException e) {
+            t = e.getCause();
+        }
+        assertThat(((TerminateException) t).code().name()).isEqualTo(codeName);
+        assertThat(qp.state()).isEqualTo(QueuePairState.ERROR);
+    }
+
+    private static String atomicRequest(int msn, int op, int requestId, int stag, long to, long data, long dataMask,
+            long compare, long compareMask) {
+        return untagged(0xA, true, 0, 1, msn, 0) + String.format("%08x%08x%08x%016x%016x%016x%016x%016x", op,
+                requestId, stag, to, data, dataMask, compare, compareMask);
+    }
+
+    private MemoryRegion word(long value, Access first, Access... rest) {
+        MemoryRegion r = pd.allocate(64, Access.of(first, rest));
+        r.buffer().setZero(0, 64);
+        r.buffer().setLong(8, value);
+        return r;
+    }
+
+    // ---- formats ----
+
+    @Test
+    void rfc7306Section4AtomicResponseIsTwelveOctetsOnQueue3WithItsOwnMsns() throws Exception {
+        connect();
+        MemoryRegion r = word(40, Access.LOCAL_WRITE, Access.REMOTE_ATOMIC);
+        // Fetch-and-Add 2 to the word at TO 8, then Compare-and-Swap 42 -> 7: the Read Request queue's MSNs 1, 2.
+        peer.send(atomicRequest(1, 0, 0x11, r.stag(), 8, 2, 0, 0, 0));
+        peer.send(atomicRequest(2, 2, 0x12, r.stag(), 8, 7, -1L, 42, -1L));
+        assertThat(peer.next()).isEqualTo(untagged(0xB, true, 0, 3, 1, 0) + "00000011" + "0000000000000028");
+        assertThat(peer.next()).isEqualTo(untagged(0xB, true, 0, 3, 2, 0) + "00000012" + "000000000000002a");
+        assertThat(r.buffer().getLong(8)).isEqualTo(7);
+        assertThat(qp.inboundReadsQueued()).isZero();
+        r.close();
+    }
+
+    @Test
+    void rfc7306Section4AtomicRequestIsFiftyTwoOctetsOnTheReadRequestQueue() throws Exception {
+        connect();
+        peer.send(tagged(0, true, 1, 0)); // RFC 5044 §7.1.2: the responder waits for the initiator's first FPDU
+        qp.postSend(SendWorkRequest.maskedCompareAndSwap(7, 0x1234_5678, 0x40, 5, 0xFF, 9, 0xF0));
+        qp.postSend(SendWorkRequest.fetchAdd(8, 0x1234_5678, 0x48, -1));
+        assertThat(peer.next()).isEqualTo(atomicRequest(1, 2, 1, 0x1234_5678, 0x40, 9, 0xF0, 5, 0xFF));
+        assertThat(peer.next()).isEqualTo(atomicRequest(2, 0, 2, 0x1234_5678, 0x48, -1, 0, 0, 0));
+        assertThat(qp.readsOutstanding()).isEqualTo(2);
+        peer.send(untagged(0xB, true, 0, 3, 1, 0) + "00000001" + "0000000000000005");
+        peer.send(untagged(0xB, true, 0, 3, 2, 0) + "00000002" + "00000000000000ff");
+        WorkCompletion cas = cq.take(Duration.ofSeconds(5));
+        WorkCompletion add = cq.take(Duration.ofSeconds(5));
+        assertThat(cas.opcode()).isEqualTo(WorkCompletionOpcode.ATOMIC_COMPARE_AND_SWAP);
+        assertThat(cas.atomicOriginalValue()).isEqualTo(5);
+        assertThat(add.opcode()).isEqualTo(WorkCompletionOpcode.ATOMIC_FETCH_ADD);
+        assertThat(add.atomicOriginalValue()).isEqualTo(0xFF);
+        assertThat(qp.readsOutstanding()).isZero();
+    }
+
+    @Test
+    void rfc7306Section5ImmediateDataIsEightOctetsOnTheSendQueueAndConsumesAReceive() throws Exception {
+        connect();
+        MemoryRegion buffer = pd.allocate(16, Access.of(Access.LOCAL_WRITE));
+        qp.postReceive(ReceiveWorkRequest.of(1, ScatterGatherEntry.of(buffer)));
+        qp.postReceive(ReceiveWorkRequest.of(2, ScatterGatherEntry.of(buffer)));
+        qp.postReceive(ReceiveWorkRequest.of(3, ScatterGatherEntry.of(buffer)));
+        // A Send, then Immediate Data, then Immediate Data with SE: one MSN sequence on QN 0.
+        peer.send(untagged(3, true, 0, 0, 1, 0) + "aabb");
+        peer.send(untagged(8, true, 0, 0, 2, 0) + "0102030405060708");
+        peer.send(untagged(9, true, 0, 0, 3, 0) + "fffffffffffffffe");
+        WorkCompletion send = cq.take(Duration.ofSeconds(5));
+        WorkCompletion imm = cq.take(Duration.ofSeconds(5));
+        WorkCompletion immSe = cq.take(Duration.ofSeconds(5));
+        assertThat(send.opcode()).isEqualTo(WorkCompletionOpcode.RECEIVE);
+        assertThat(imm.opcode()).isEqualTo(WorkCompletionOpcode.RECEIVE_IMMEDIATE);
+        assertThat(imm.wrId()).isEqualTo(2);
+        assertThat(imm.immediateData()).isEqualTo(0x0102030405060708L);
+        assertThat(imm.byteLength()).as("nothing placed in the buffer").isZero();
+        assertThat(imm.solicited()).isFalse();
+        assertThat(immSe.immediateData()).isEqualTo(-2L);
+        assertThat(immSe.solicited()).isTrue();
+        // And this end sends them: a Write followed by Immediate Data, then Immediate Data with SE.
+        MemoryRegion source = pd.allocate(4, Access.of(Access.LOCAL_WRITE));
+        source.buffer().setInt(0, 0xCAFEBABE);
+        qp.postSend(SendWorkRequest.writeWithImmediate(4, 0x77, 0x100, 0x55, ScatterGatherEntry.of(source)));
+        qp.postSend(SendWorkRequest.immediateData(5, 0x66).withSolicitedEvent());
+        assertThat(peer.next()).isEqualTo(tagged(0, true, 0x77, 0x100) + "cafebabe");
+        assertThat(peer.next()).isEqualTo(untagged(8, true, 0, 0, 1, 0) + "0000000000000055");
+        assertThat(peer.next()).isEqualTo(untagged(9, true, 0, 0, 2, 0) + "0000000000000066");
+        assertThat(cq.take(Duration.ofSeconds(5)).opcode()).isEqualTo(WorkCompletionOpcode.RDMA_WRITE_WITH_IMMEDIATE);
+        assertThat(cq.take(Duration.ofSeconds(5)).opcode()).isEqualTo(WorkCompletionOpcode.IMMEDIATE_DATA);
+        buffer.close();
+        source.close();
+    }
+
+    // ---- negotiation ----
+
+    @Test
+    void aPeerThatDoesNotOfferTheExtensionsIsNeverSentThemAndTheirOpcodesAreReserved() throws Exception {
+        connect(c -> c.withExtensions(RdmapExtensions.ALL), RdmapExtensions.NONE);
+        assertThat(qp.extensions()).isEqualTo(RdmapExtensions.NONE);
+        assertThat(accepted.peerPrivateData()).isEmpty();
+        assertThat(peer.negotiation.peerPrivateData()).as("no block in the Reply").isEmpty();
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> qp.postSend(SendWorkRequest.fetchAdd(1, 1, 0, 1)))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("did not agree to RFC 7306");
+        String s = atomicRequest(1, 0, 1, 1, 0, 1, 0, 0, 0);
+        peer.send(s);
+        expectTerminate(terminate(0, 2, 0x06, s.substring(0, 36), 70, ""), "OPERATION_UNEXPECTED_OPCODE");
+    }
+
+    @Test
+    void aResponderAnswersOnlyWhatItSupports() throws Exception {
+        connect(c -> c.withExtensions(new RdmapExtensions(false, true)), RdmapExtensions.ALL);
+        assertThat(qp.extensions()).isEqualTo(new RdmapExtensions(false, true));
+        assertThat(RdmapExtensions.find(peer.negotiation.peerPrivateData()))
+                .isEqualTo(new RdmapExtensions(false, true));
+        assertThat(peer.negotiation.peerPrivateData()).containsExactly(0x53, 0x52, 0x44, 0x58, 1, 2, 0, 0);
+    }
+
+    // ---- errors (Terminate Layer/EType/Code) ----
+
+    @Test
+    void atomicOnARegionWithoutRemoteAtomicSendsAccessRightsViolation() throws Exception {
+        connect();
+        MemoryRegion r = word(0, Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ);
+        String s = atomicRequest(1, 0, 1, r.stag(), 8, 1, 0, 0, 0);
+        peer.send(s);
+        expectTerminate(terminate(0, 1, 0x02, s.substring(0, 36), 70, ""), "PROTECTION_ACCESS_RIGHTS");
+        assertThat(r.buffer().getLong(8)).as("not applied").isZero();
+        r.close();
+    }
+
+    @Test
+    void atomicOnAnUnknownStagSendsInvalidStag() throws Exception {
+        connect();
+        String s = atomicRequest(1, 0, 1, 0x0BAD_0000, 8, 1, 0, 0, 0);
+        peer.send(s);
+        expectTerminate(terminate(0, 1, 0x00, s.substring(0, 36), 70, ""), "PROTECTION_INVALID_STAG");
+    }
+
+    @Test
+    void atomicPastTheEndOfTheRegionSendsBaseOrBoundsViolation() throws Exception {
+        connect();
+        MemoryRegion r = word(0, Access.LOCAL_WRITE, Access.REMOTE_ATOMIC);
+        String s = atomicRequest(1, 0, 1, r.stag(), 64, 1, 0, 0, 0);
+        peer.send(s);
+        expectTerminate(terminate(0, 1, 0x01, s.substring(0, 36), 70, ""), "PROTECTION_BASE_OR_BOUNDS");
+        r.close();
+    }
+
+    @Test
+    void atomicOnAnUnalignedWordSendsBaseOrBoundsViolation() throws Exception {
+        connect();
+        MemoryRegion r = word(0, Access.LOCAL_WRITE, Access.REMOTE_ATOMIC);
+        String s = atomicRequest(1, 0, 1, r.stag(), 12, 1, 0, 0, 0);
+        peer.send(s);
+        expectTerminate(terminate(0, 1, 0x01, s.substring(0, 36), 70, ""), "PROTECTION_BASE_OR_BOUNDS");
+        r.close();
+    }
+
+    @Test
+    void reservedAtomicOperationSendsUnexpectedOpcode() throws Exception {
+        connect();
+        MemoryRegion r = word(0, Access.LOCAL_WRITE, Access.REMOTE_ATOMIC);
+        String s = atomicRequest(1, 1, 1, r.stag(), 8, 1, 0, 0, 0);
+        peer.send(s);
+        expectTerminate(terminate(0, 2, 0x06, s.substring(0, 36), 70, ""), "OPERATION_UNEXPECTED_OPCODE");
+        r.close();
+    }
+
+    @Test
+    void atomicRequestOfTheWrongLengthSendsMessageTooLong() throws Exception {
+        connect();
+        String s = atomicRequest(1, 0, 1, 1, 8, 1, 0, 0, 0) + "0000000000000000";
+        peer.send(s);
+        expectTerminate(terminate(1, 2, 0x05, s.substring(0, 36), 78, ""), "UNTAGGED_MESSAGE_TOO_LONG");
+    }
+
+    @Test
+    void atomicRequestOnQueue3SendsInvalidQn() throws Exception {
+        connect();
+        String s = untagged(0xA, true, 0, 3, 1, 0) + atomicRequest(1, 0, 1, 1, 8, 1, 0, 0, 0).substring(36);
+        peer.send(s);
+        expectTerminate(terminate(1, 2, 0x01, s.substring(0, 36), 70, ""), "UNTAGGED_INVALID_QN");
+    }
+
+    @Test
+    void atomicRequestBeyondIrdSendsCatastrophicStreamErrorAsForReads() throws Exception {
+        // RFC 7306 §4: Atomic Requests share the Read Request queue, so IRD bounds them too (here IRD 0).
+        connect(c -> c.withExtensions(RdmapExtensions.ALL).withReadDepths(4, 0), RdmapExtensions.ALL);
+        MemoryRegion r = word(0, Access.LOCAL_WRITE, Access.REMOTE_ATOMIC);
+        String s = atomicRequest(1, 0, 1, r.stag(), 8, 1, 0, 0, 0);
+        peer.send(s);
+        expectTerminate(terminate(0, 2, 0x07, s.substring(0, 36), 70, ""), "OPERATION_CATASTROPHIC_STREAM");
+        assertThat(r.buffer().getLong(8)).as("not applied").isZero();
+        r.close();
+    }
+
+    @Test
+    void atomicResponseWithNoAtomicOutstandingSendsUnexpectedOpcode() throws Exception {
+        connect();
+        String s = untagged(0xB, true, 0, 3, 1, 0) + "00000001" + "0000000000000005";
+        peer.send(s);
+        expectTerminate(terminate(0, 2, 0x06, s.substring(0, 36), 30, ""), "OPERATION_UNEXPECTED_OPCODE");
+    }
+
+    @Test
+    void immediateDataWithoutAPostedReceiveSendsNoBufferAvailable() throws Exception {
+        connect();
+        String s = untagged(8, true, 0, 0, 1, 0) + "0102030405060708";
+        peer.send(s);
+        expectTerminate(terminate(1, 2, 0x02, s.substring(0, 36), 26, ""), "UNTAGGED_NO_BUFFER");
+    }
+
+    @Test
+    void immediateDataOfTheWrongLengthSendsMessageTooLong() throws Exception {
+        connect();
+        MemoryRegion buffer = pd.allocate(16, Access.of(Access.LOCAL_WRITE));
+        qp.postReceive(ReceiveWorkRequest.of(1, ScatterGatherEntry.of(buffer)));
+        String s = untagged(8, true, 0, 0, 1, 0) + "010203040506070809";
+        peer.send(s);
+        expectTerminate(terminate(1, 2, 0x05, s.substring(0, 36), 27, ""), "UNTAGGED_MESSAGE_TOO_LONG");
+        buffer.close();
+    }
+
+    @Test
+    void aTerminateForAnAtomicFailsThatAtomicWithARemoteAccessError() throws Exception {
+        connect();
+        peer.send(tagged(0, true, 1, 0));
+        qp.postSend(SendWorkRequest.fetchAdd(9, 0x4444, 0, 1));
+        String request = peer.next();
+        // The peer answers as this stack would: Remote Protection Error, invalid STag, with the DDP header.
+        peer.send(terminate(0, 1, 0x00, request.substring(0, 36), 70, ""));
+        WorkCompletion c = cq.take(Duration.ofSeconds(5));
+        assertThat(c.wrId()).isEqualTo(9);
+        assertThat(c.status()).isEqualTo(WorkCompletionStatus.REMOTE_ACCESS_ERROR);
+        assertThat(c.opcode()).isEqualTo(WorkCompletionOpcode.ATOMIC_FETCH_ADD);
+    }
+}
