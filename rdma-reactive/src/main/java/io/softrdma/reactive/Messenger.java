@@ -13,9 +13,11 @@ import io.softrdma.verbs.MemoryRegion;
 import io.softrdma.verbs.ProtectionDomain;
 import io.softrdma.verbs.QueuePair;
 import io.softrdma.verbs.ReceiveWorkRequest;
+import io.softrdma.verbs.RemoteMemory;
 import io.softrdma.verbs.ScatterGatherEntry;
 import io.softrdma.verbs.SendWorkRequest;
 import io.softrdma.verbs.WorkCompletion;
+import io.softrdma.verbs.WorkCompletionOpcode;
 import io.softrdma.verbs.WorkCompletionStatus;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
@@ -101,6 +103,10 @@ final class Messenger {
     private int nextCorrelationId = 1;
     private FluxSink<ByteBuf> receiver;
     private long receiverDemand;
+    private FluxSink<Long> immediateReceiver;
+    private long immediateDemand;
+    /** Immediate Data received before the subscriber asked for it (at most the receive buffers posted). */
+    private final LongRing heldImmediates;
     private Function<ByteBuf, ? extends Publisher<ByteBuf>> responder;
     private int responderConcurrency;
     private int responding;
@@ -152,6 +158,7 @@ final class Messenger {
             freeSends.add(new SendSlot(i));
         }
         this.sendLimit = slotSize - MessageHeader.LENGTH;
+        this.heldImmediates = new LongRing(receiveDepth);
     }
 
     /** Posts the reserve of receive buffers; before the connection is established (RFC 5040 §5.3). */
@@ -182,7 +189,57 @@ final class Messenger {
         Lent region;
         /** For a READ_DONE that may invalidate remotely: the STag; 0 for none. */
         int invalidateStag;
+        /** An RDMA Write followed by Immediate Data (RFC 7306) instead of a Send: it spends a credit all the same. */
+        ImmediateWrite immediateWrite;
     }
+
+    /**
+     * An RDMA Write followed by Immediate Data: queued behind messages for a credit (its Immediate Data consumes a
+     * receive buffer of the peer's, like a Send), then posted in a send slot. Its region and buffer are released,
+     * and its subscriber told, when the Write and Immediate Data are complete or the session ends.
+     */
+    private final class ImmediateWrite implements IntConsumer {
+        final RemoteMemory remote;
+        final MemoryRegion region;
+        final ByteBuf memory;
+        final long data;
+        final MonoSink<Void> sink;
+        final long subscribed = System.nanoTime();
+
+        ImmediateWrite(RemoteMemory remote, MemoryRegion region, ByteBuf memory, long data, MonoSink<Void> sink) {
+            this.remote = remote;
+            this.region = region;
+            this.memory = memory;
+            this.data = data;
+            this.sink = sink;
+        }
+
+        /** The Write and its Immediate Data are complete (RFC 5040 §5.5 rule 14). */
+        @Override
+        public void accept(int octets) {
+            if (immediateWrites.remove(this)) {
+                release();
+                recorder.operation(RdmaMetricsRecorder.Operation.WRITE, octets, System.nanoTime() - subscribed, true);
+                sink.success();
+            }
+        }
+
+        void fail(Throwable cause) {
+            if (immediateWrites.remove(this)) {
+                release();
+                recorder.operation(RdmaMetricsRecorder.Operation.WRITE, 0, System.nanoTime() - subscribed, false);
+                sink.error(cause);
+            }
+        }
+
+        private void release() {
+            region.close();
+            memory.release();
+        }
+    }
+
+    /** Immediate writes queued or posted: a session that ends fails them. */
+    private final java.util.Set<ImmediateWrite> immediateWrites = new java.util.HashSet<>();
 
     /** Outgoing records already sent, for the next messages: queueing a message allocates nothing. */
     private final ArrayDeque<Outgoing> spareOutgoing = new ArrayDeque<>();
@@ -201,6 +258,7 @@ final class Messenger {
 
     /** Once sent: cleared (it must not keep a message or callback alive) and kept, up to the send window. */
     private void recycle(Outgoing o) {
+        o.immediateWrite = null;
         o.payload = null;
         o.onSent = null;
         o.innerType = null;
@@ -485,6 +543,10 @@ final class Messenger {
         while (!outbound.isEmpty() && !freeSends.isEmpty() && window.tryAcquire(outbound.peek().type)) {
             Outgoing o = outbound.poll();
             SendSlot slot = freeSends.poll();
+            if (o.immediateWrite != null) {
+                postImmediateWrite(o, slot);
+                continue;
+            }
             int offset = slot.index * slotSize;
             ByteBuf memory = sendArena.buffer();
             int length = MessageHeader.LENGTH;
@@ -500,7 +562,7 @@ final class Messenger {
                 MessageHeader.write(memory, offset, o.type, 0, window.takeGrant(), o.correlationId);
             }
             slot.add(o.onSent, o.payload == null ? 0 : o.payload.readableBytes());
-            if (o.type == MessageType.DATA && batches(o, outbound.peek())) {
+            if (o.type == MessageType.DATA && o.payload != null && batches(o, outbound.peek())) {
                 length = packBatch(o, slot, memory, offset);
             } else if (o.payload != null) {
                 int n = o.payload.readableBytes();
@@ -523,9 +585,51 @@ final class Messenger {
         maybeUpdateCredits();
     }
 
+    /**
+     * Posts an RDMA Write with Immediate Data in {@code slot}: no header, so it carries no grant (the next message
+     * does, or a CREDIT when the window says one is needed).
+     */
+    private void postImmediateWrite(Outgoing o, SendSlot slot) {
+        ImmediateWrite w = o.immediateWrite;
+        recycle(o);
+        int length = w.memory.readableBytes();
+        slot.add(w, length);
+        long wrId = operations.add(slot);
+        try {
+            qp.postSend(SendWorkRequest.writeWithImmediate(wrId, w.remote.stag(), w.remote.taggedOffset(), w.data,
+                    new ScatterGatherEntry(w.region, w.memory.readerIndex(), length)));
+        } catch (RuntimeException e) {
+            operations.remove(wrId);
+            slot.fail(e);
+            w.fail(e);
+            end(e);
+        }
+    }
+
+    /** Queues an RDMA Write with Immediate Data for a credit. Any thread. */
+    void writeWithImmediate(RemoteMemory remote, MemoryRegion region, ByteBuf memory, long data, MonoSink<Void> sink) {
+        ImmediateWrite w = new ImmediateWrite(remote, region, memory, data, sink);
+        loop.execute(() -> {
+            immediateWrites.add(w);
+            if (ended != null) {
+                w.fail(ended);
+                return;
+            }
+            if (immediateWrites.size() > maxQueuedOperations) {
+                w.fail(new IllegalStateException(maxQueuedOperations + " Writes with Immediate Data already wait,"
+                        + " the most a session holds (MessagingOptions.maxQueuedOperations): wait for some to"
+                        + " complete"));
+                return;
+            }
+            Outgoing o = outgoing(MessageType.DATA, 0, null, NOTHING);
+            o.immediateWrite = w;
+            enqueue(o);
+        });
+    }
+
     /** Whether {@code first} and {@code next}, both queued, fit one Send as a BATCH. */
     private boolean batches(Outgoing first, Outgoing next) {
-        return next != null && next.type == MessageType.DATA && next.payload != null
+        return next != null && next.type == MessageType.DATA && next.payload != null && next.immediateWrite == null
                 && MessageBatch.entryLength(first.payload.readableBytes())
                         + MessageBatch.entryLength(next.payload.readableBytes()) <= sendLimit;
     }
@@ -542,7 +646,7 @@ final class Messenger {
         int count = 1;
         Outgoing next;
         while ((next = outbound.peek()) != null && next.type == MessageType.DATA && next.payload != null
-                && at + MessageBatch.entryLength(next.payload.readableBytes()) <= end) {
+                && next.immediateWrite == null && at + MessageBatch.entryLength(next.payload.readableBytes()) <= end) {
             outbound.poll();
             slot.add(next.onSent, next.payload.readableBytes());
             at = MessageBatch.writeEntry(memory, at, next.payload);
@@ -640,6 +744,61 @@ final class Messenger {
                 }
             }));
         }), FluxSink.OverflowStrategy.ERROR);
+    }
+
+    /** The peer's Immediate Data, one subscriber at a time; demand posts receive buffers. Any thread. */
+    reactor.core.publisher.Flux<Long> immediates() {
+        return reactor.core.publisher.Flux.create(sink -> loop.execute(() -> {
+            if (immediateReceiver != null) {
+                sink.error(new IllegalStateException("immediates() has a subscriber already"));
+                return;
+            }
+            if (ended != null) {
+                sink.error(ended);
+                return;
+            }
+            immediateReceiver = sink;
+            sink.onRequest(n -> loop.execute(() -> {
+                if (immediateReceiver != sink) {
+                    return;
+                }
+                long before = immediateDemand;
+                immediateDemand = before + n < 0 ? Long.MAX_VALUE : before + n;
+                window.demand(n);
+                drainHeldImmediates();
+                postReceives();
+                maybeUpdateCredits();
+            }));
+            sink.onDispose(() -> loop.execute(() -> {
+                if (immediateReceiver == sink) {
+                    immediateReceiver = null;
+                }
+            }));
+        }), FluxSink.OverflowStrategy.ERROR);
+    }
+
+    /**
+     * Immediate Data arrived (RFC 7306): it took a receive buffer and placed nothing in it, so the buffer is free
+     * at once; the credit comes back, as for a data message, when the value is handed on.
+     */
+    private void onImmediate(ReceiveSlot slot, long data) {
+        freeReceives.add(slot);
+        window.received(MessageType.DATA, 1);
+        heldImmediates.addLast(data);
+        drainHeldImmediates();
+        postReceives();
+        pumpSends();
+    }
+
+    private void drainHeldImmediates() {
+        while (immediateDemand > 0 && immediateReceiver != null && !heldImmediates.isEmpty()) {
+            long data = heldImmediates.pollFirst();
+            if (immediateDemand != Long.MAX_VALUE) {
+                immediateDemand--;
+            }
+            window.delivered(true);
+            immediateReceiver.next(data);
+        }
     }
 
     private void drainHeldData() {
@@ -837,6 +996,10 @@ final class Messenger {
         public void complete(WorkCompletion c) {
             if (c.status() != WorkCompletionStatus.SUCCESS) {
                 freeReceives.add(this);
+                return;
+            }
+            if (c.opcode() == WorkCompletionOpcode.RECEIVE_IMMEDIATE) {
+                onImmediate(this, c.immediateData());
                 return;
             }
             length = (int) c.byteLength();
@@ -1046,6 +1209,14 @@ final class Messenger {
         if (receiver != null) {
             receiver.error(cause);
             receiver = null;
+        }
+        heldImmediates.clear();
+        if (immediateReceiver != null) {
+            immediateReceiver.error(cause);
+            immediateReceiver = null;
+        }
+        for (ImmediateWrite w : new java.util.ArrayList<>(immediateWrites)) {
+            w.fail(cause);
         }
     }
 }

@@ -23,7 +23,9 @@ public interface RdmaMetricsRecorder {
         /** {@link RdmaSession#read(io.softrdma.verbs.RemoteMemory)}: until the Read Response is placed. */
         READ,
         /** {@link RdmaSession#request}: until the response (or error reply) arrives. */
-        REQUEST
+        REQUEST,
+        /** {@link RdmaSession#fetchAdd}, {@link RdmaSession#compareAndSwap}: until the Atomic Response arrives. */
+        ATOMIC
     }
 
     /** Why a connection ended before it became a session. */

@@ -5,6 +5,7 @@ import io.netty.channel.EventLoop;
 import io.netty.util.ReferenceCountUtil;
 import io.softrdma.cm.RdmaConnection;
 import io.softrdma.cm.RpcRdmaParameters;
+import io.softrdma.rdmap.RdmapExtensions;
 import io.softrdma.verbs.Access;
 import io.softrdma.verbs.CompletionQueue;
 import io.softrdma.verbs.MemoryRegion;
@@ -233,6 +234,130 @@ public final class RdmaSession implements Disposable {
         });
     }
 
+    // ---- RFC 7306: atomics and Immediate Data ----
+
+    /**
+     * The RFC 7306 extensions this session may use: those both ends offered at connection setup. Two SoftRDMA
+     * ends agree to all of them; a peer without them (Linux siw, iWARP NICs) agrees to none, and is never sent
+     * one.
+     */
+    public RdmapExtensions extensions() {
+        return qp.extensions();
+    }
+
+    /**
+     * Atomically adds {@code delta} to the 64-bit word at the start of {@code word} in the peer's memory (RFC
+     * 7306 Fetch-and-Add) and emits the word's value before. The word is big-endian (as {@code ByteBuf.getLong}
+     * reads it), its tagged offset a multiple of 8, and its region registered with REMOTE_ATOMIC. Atomic among
+     * all atomic operations on that word, from any connection to the peer's JVM: a counter many sessions share
+     * gets each value once. Atomics count against ORD as Reads do, and wait beyond it in the same way.
+     *
+     * @throws IllegalArgumentException (as the Mono's error) if {@code word} is shorter than 8 octets or
+     *     not 8-octet aligned
+     * @throws IllegalStateException (as the Mono's error) if the peer did not agree to atomics ({@link #extensions()})
+     */
+    public Mono<Long> fetchAdd(RemoteMemory word, long delta) {
+        return fetchAdd(word, delta, 0);
+    }
+
+    /**
+     * Masked Fetch-and-Add (RFC 7306): adds field by field, each set bit of {@code fieldEnds} ending a field
+     * whose carry is dropped — e.g. {@code 0x80000000_80000000L} makes the word two 32-bit counters. A mask of 0
+     * is {@link #fetchAdd(RemoteMemory, long)}.
+     */
+    public Mono<Long> fetchAdd(RemoteMemory word, long delta, long fieldEnds) {
+        return atomic(word, wrId -> SendWorkRequest.maskedFetchAdd(wrId, word.stag(), word.taggedOffset(), delta,
+                fieldEnds));
+    }
+
+    /**
+     * Atomically replaces the 64-bit word at the start of {@code word} with {@code update} if it equals
+     * {@code expect} (RFC 7306 Compare-and-Swap), and emits the word's value before: the swap happened exactly
+     * when that equals {@code expect}. Same rules as {@link #fetchAdd(RemoteMemory, long)}.
+     */
+    public Mono<Long> compareAndSwap(RemoteMemory word, long expect, long update) {
+        return compareAndSwap(word, expect, -1L, update, -1L);
+    }
+
+    /**
+     * Masked Compare-and-Swap (RFC 7306): if the word equals {@code compare} in the bits of
+     * {@code compareMask}, its bits in {@code swapMask} take those of {@code swap}; emits the value before.
+     */
+    public Mono<Long> compareAndSwap(RemoteMemory word, long compare, long compareMask, long swap, long swapMask) {
+        return atomic(word, wrId -> SendWorkRequest.maskedCompareAndSwap(wrId, word.stag(), word.taggedOffset(),
+                compare, compareMask, swap, swapMask));
+    }
+
+    private Mono<Long> atomic(RemoteMemory word, Function<Long, SendWorkRequest> build) {
+        Objects.requireNonNull(word, "word");
+        if (word.length() < Long.BYTES || (word.taggedOffset() & 7) != 0) {
+            return Mono.error(new IllegalArgumentException(word + " is not an 8-octet aligned 64-bit word: atomics"
+                    + " work on one (RFC 7306), e.g. region.slice(8 * i, 8)"));
+        }
+        if (!qp.extensions().atomics()) {
+            return Mono.error(new IllegalStateException("the peer did not agree to RFC 7306 atomics at connection"
+                    + " setup (agreed: " + qp.extensions() + "; Linux siw has none)"));
+        }
+        return Mono.create(sink -> post(RdmaMetricsRecorder.Operation.ATOMIC, Long.BYTES, sink, build, null, null));
+    }
+
+    /**
+     * RDMA-Writes the readable octets of {@code data} to the start of {@code remote}, then sends {@code immediate}
+     * as RFC 7306 Immediate Data: the peer's {@link #immediates()} emits it once the octets are placed, so it
+     * needs no further message to learn the Write landed. The Immediate Data consumes one of the peer's receive
+     * buffers, so it is sent against a credit like a message (docs/protocol.md). {@code data} is released once the
+     * Write is complete, as by {@link #write(RemoteMemory, ByteBuf)}.
+     *
+     * @throws IllegalStateException (as the Mono's error) if the peer did not agree to Immediate Data
+     */
+    public Mono<Void> writeWithImmediate(RemoteMemory remote, ByteBuf data, long immediate) {
+        Objects.requireNonNull(remote, "remote");
+        Objects.requireNonNull(data, "data");
+        return Mono.create(sink -> {
+            if (data.refCnt() == 0) {
+                sink.error(Messenger.released("Write"));
+                return;
+            }
+            if (!qp.extensions().immediateData()) {
+                data.release();
+                sink.error(new IllegalStateException("the peer did not agree to RFC 7306 Immediate Data at"
+                        + " connection setup (agreed: " + qp.extensions() + "; Linux siw has none)"));
+                return;
+            }
+            if (data.readableBytes() > remote.length()) {
+                int n = data.readableBytes();
+                data.release();
+                sink.error(new IllegalArgumentException(n + " octets do not fit the remote buffer of "
+                        + remote.length()));
+                return;
+            }
+            ByteBuf direct = data;
+            if (!data.isDirect()) {
+                direct = connection.channel().alloc().directBuffer(data.readableBytes());
+                direct.writeBytes(data, data.readerIndex(), data.readableBytes());
+                data.release();
+            }
+            MemoryRegion region;
+            try {
+                region = pd.register(direct, Set.of());
+            } catch (RuntimeException e) {
+                direct.release();
+                sink.error(e);
+                return;
+            }
+            messenger.writeWithImmediate(remote, region, direct, immediate, sink);
+        });
+    }
+
+    /**
+     * The peer's Immediate Data (RFC 7306), in order: each value after the octets of the Write it followed are
+     * placed. Downstream demand posts receive buffers and grants credits as {@link #receive()}'s does, and the
+     * two share them: subscribe to both if the peer sends both. One subscriber at a time.
+     */
+    public Flux<Long> immediates() {
+        return messenger.immediates();
+    }
+
     // ---- messaging (RDMA Send with credits, docs/protocol.md) ----
 
     /**
@@ -439,6 +564,9 @@ public final class RdmaSession implements Disposable {
                 if (c.opcode() == WorkCompletionOpcode.RDMA_READ) {
                     ByteBuf sinkBuffer = region.buffer();
                     result = (T) sinkBuffer.retainedSlice(0, (int) c.byteLength());
+                } else if (c.opcode() == WorkCompletionOpcode.ATOMIC_FETCH_ADD
+                        || c.opcode() == WorkCompletionOpcode.ATOMIC_COMPARE_AND_SWAP) {
+                    result = (T) Long.valueOf(c.atomicOriginalValue());
                 }
                 release();
                 recorder.operation(kind, octets, System.nanoTime() - subscribed, true);

@@ -1,6 +1,7 @@
 package io.softrdma.reactive;
 
 import io.netty.channel.EventLoop;
+import io.softrdma.rdmap.RdmapExtensions;
 import io.softrdma.verbs.CompletionQueue;
 import io.softrdma.verbs.ProtectionDomain;
 import io.softrdma.verbs.QueuePair;
@@ -45,8 +46,9 @@ record SessionResources(ProtectionDomain pd, CompletionQueue cq, QueuePair qp, O
      * configurer fails on the caller's thread.
      */
     static QueuePairConfig shape(RdmaDevice device, UnaryOperator<QueuePairConfig> configure) {
-        QueuePairConfig shape = Objects.requireNonNull(configure.apply(QueuePairConfig.of(Placeholder.of(device))),
-                "the queue pair configurer returned null");
+        // Sessions offer RFC 7306: a peer that does not know it (siw) ignores the offer, and none is used.
+        QueuePairConfig shape = Objects.requireNonNull(configure.apply(QueuePairConfig.of(Placeholder.of(device))
+                .withExtensions(RdmapExtensions.ALL)), "the queue pair configurer returned null");
         if (shape.sendQueueDepth() < MIN_SEND_QUEUE_DEPTH) {
             throw new IllegalArgumentException("a session needs sendQueueDepth " + MIN_SEND_QUEUE_DEPTH
                     + " or more, not " + shape.sendQueueDepth() + ": half for messages, a quarter for the Reads"
