@@ -169,8 +169,8 @@ class HeaderCodecsFuzzTest {
                 if (op.code() != DdpControl.opcode(rdmap)) {
                     throw new AssertionError(op + " has code " + op.code());
                 }
-            } else if (DdpControl.opcode(rdmap) < 8) {
-                throw new AssertionError("RFC 5040 defines opcode " + DdpControl.opcode(rdmap));
+            } else if (DdpControl.opcode(rdmap) < 12) {
+                throw new AssertionError("RFC 5040 or RFC 7306 defines opcode " + DdpControl.opcode(rdmap));
             }
             // The error tables for arbitrary wire values.
             int etype = ddp & 0x0F;

@@ -6,6 +6,7 @@ import io.softrdma.mpa.MpaSettings;
 import io.softrdma.reactive.MessagingOptions;
 import io.softrdma.reactive.RdmaClient;
 import io.softrdma.reactive.RdmaServer;
+import io.softrdma.rdmap.RdmapExtensions;
 import io.softrdma.verbs.QueuePairConfig;
 import java.time.Duration;
 import java.util.function.UnaryOperator;
@@ -110,7 +111,8 @@ public final class RdmaAutoConfiguration {
 
     static UnaryOperator<QueuePairConfig> queuePair(RdmaProperties.QueuePair p) {
         return c -> c.withSendQueueDepth(p.getSendQueueDepth()).withReceiveQueueDepth(p.getReceiveQueueDepth())
-                .withReadDepths(p.getOrd(), p.getIrd());
+                .withReadDepths(p.getOrd(), p.getIrd())
+                .withExtensions(new RdmapExtensions(p.isAtomics(), p.isImmediateData()));
     }
 
     static MessagingOptions messaging(RdmaProperties.Messaging p) {

@@ -25,7 +25,7 @@ import java.util.function.ToLongFunction;
  *       ({@code write}, {@code read.request}, {@code read.response}, {@code send}, {@code send.invalidate},
  *       {@code send.se}, {@code send.se.invalidate}, {@code terminate}) and {@code direction} (sent,
  *       received);</li>
- *   <li>{@code rdma.operation}: latency of Writes, Reads and requests, from subscription to completion, per
+ *   <li>{@code rdma.operation}: latency of Writes, Reads, requests and atomics, from subscription to completion, per
  *       {@code operation} and {@code outcome};</li>
  *   <li>{@code rdma.credits.available} (Send credits held from peers) and {@code rdma.credits.granted} (granted to
  *       peers: receive buffers posted and announced), {@code rdma.messages.buffered};</li>
@@ -107,6 +107,10 @@ public class RdmaMeterBinder implements MeterBinder {
             case SEND_WITH_SE -> "send.se";
             case SEND_WITH_SE_AND_INVALIDATE -> "send.se.invalidate";
             case TERMINATE -> "terminate";
+            case IMMEDIATE_DATA -> "immediate";
+            case IMMEDIATE_DATA_WITH_SE -> "immediate.se";
+            case ATOMIC_REQUEST -> "atomic.request";
+            case ATOMIC_RESPONSE -> "atomic.response";
         };
     }
 

@@ -268,6 +268,31 @@ public class RdmaProperties {
          */
         private int receiveQueueDepth = 128;
 
+        /**
+         * Offer RFC 7306 atomics (fetchAdd, compareAndSwap) at connection setup; used only when the peer agrees
+         * (a SoftRDMA peer does, Linux siw never).
+         */
+        private boolean atomics = true;
+
+        /** Offer RFC 7306 Immediate Data (writeWithImmediate, immediates()); used only when the peer agrees. */
+        private boolean immediateData = true;
+
+        public boolean isAtomics() {
+            return atomics;
+        }
+
+        public void setAtomics(boolean atomics) {
+            this.atomics = atomics;
+        }
+
+        public boolean isImmediateData() {
+            return immediateData;
+        }
+
+        public void setImmediateData(boolean immediateData) {
+            this.immediateData = immediateData;
+        }
+
         public int getOrd() {
             return ord;
         }

@@ -31,6 +31,7 @@ class RdmaPropertiesMappingTests {
                             "rdma." + side + ".queue-pair.ord=7", "rdma." + side + ".queue-pair.ird=9",
                             "rdma." + side + ".queue-pair.send-queue-depth=40",
                             "rdma." + side + ".queue-pair.receive-queue-depth=50",
+                            "rdma." + side + ".queue-pair.atomics=false",
                             "rdma." + side + ".messaging.inline-size=16KB",
                             "rdma." + side + ".messaging.max-message-size=2MB",
                             "rdma." + side + ".messaging.remote-invalidation=false",
@@ -55,6 +56,7 @@ class RdmaPropertiesMappingTests {
                         assertThat(qp.ird()).isEqualTo(9);
                         assertThat(qp.sendQueueDepth()).isEqualTo(40);
                         assertThat(qp.receiveQueueDepth()).isEqualTo(50);
+                        assertThat(qp.extensions()).isEqualTo(new io.softrdma.rdmap.RdmapExtensions(false, true));
                         MessagingOptions m = RdmaAutoConfiguration.messaging(p.getMessaging());
                         assertThat(m.inlineSize()).isEqualTo(16 * 1024);
                         assertThat(m.maxMessageSize()).isEqualTo(2 * 1024 * 1024);
@@ -77,7 +79,8 @@ class RdmaPropertiesMappingTests {
         assertThat(client).isEqualTo(io.softrdma.reactive.RdmaClient.DEFAULT_MPA);
         assertThat(RdmaAutoConfiguration.messaging(defaults.getServer().getMessaging()))
                 .isEqualTo(MessagingOptions.DEFAULTS);
-        QueuePairConfig library = QueuePairConfig.of(CQ);
+        // Sessions offer every RFC 7306 extension by default (rdma-reactive's SessionResources).
+        QueuePairConfig library = QueuePairConfig.of(CQ).withExtensions(io.softrdma.rdmap.RdmapExtensions.ALL);
         QueuePairConfig mapped = RdmaAutoConfiguration.queuePair(defaults.getServer().getQueuePair()).apply(library);
         assertThat(mapped).isEqualTo(library);
         assertThat(defaults.getClient().getPort()).isEqualTo(io.softrdma.reactive.RdmaServer.DEFAULT_PORT);

@@ -19,7 +19,8 @@ class RdmaPropertiesMetadataTests {
         for (String side : new String[] {"server", "client"}) {
             for (String p : new String[] {"mpa.revision", "mpa.crc", "mpa.markers", "mpa.peer-to-peer",
                 "mpa.request-timeout", "mpa.reply-timeout", "queue-pair.ord", "queue-pair.ird",
-                "queue-pair.receive-queue-depth", "queue-pair.send-queue-depth", "messaging.inline-size",
+                "queue-pair.receive-queue-depth", "queue-pair.send-queue-depth", "queue-pair.atomics",
+                "queue-pair.immediate-data", "messaging.inline-size",
                 "messaging.max-message-size", "messaging.remote-invalidation", "messaging.send-window",
                 "ssl.enabled", "ssl.bundle"}) {
                 assertThat(json).contains("\"name\": \"rdma." + side + "." + p + "\"");
