@@ -43,6 +43,8 @@ class SiwDefaultParamsInteropTest extends SiwInteropTestBase {
         verify(c, () -> {
             assertAllPingsVerified(c);
             assertCrc(c, false);
+            // The Java client offered RFC 7306 in its private data; siw ignored it and answered none.
+            assertThat(c.javaConnection()).as("the Java client's connection").contains("RFC 7306 agreed: none");
         });
     }
 
@@ -119,6 +121,7 @@ class SiwDefaultParamsInteropTest extends SiwInteropTestBase {
         verify(c, () -> {
             assertAllPingsVerified(c);
             assertCrc(c, false);
+            assertThat(c.javaConnection()).as("the Java server's connection").contains("RFC 7306 agreed: none");
         });
     }
 

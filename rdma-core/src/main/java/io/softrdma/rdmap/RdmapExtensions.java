@@ -99,6 +99,13 @@ public record RdmapExtensions(boolean atomics, boolean immediateData) {
         return supported.and(find(requestPrivateData)).appendTo(replyPrivateData);
     }
 
+    /** "none", "atomics", "immediate data" or "atomics, immediate data". */
+    @Override
+    public String toString() {
+        return !any() ? "none" : atomics && immediateData ? "atomics, immediate data"
+                : atomics ? "atomics" : "immediate data";
+    }
+
     /** What a stream uses: what the block of each side's private data names. */
     public static RdmapExtensions agreed(byte[] localPrivateData, byte[] peerPrivateData) {
         return find(localPrivateData).and(find(peerPrivateData));

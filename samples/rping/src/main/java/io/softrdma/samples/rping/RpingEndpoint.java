@@ -15,6 +15,7 @@ import io.softrdma.verbs.CompletionQueue;
 import io.softrdma.verbs.MemoryRegion;
 import io.softrdma.verbs.ProtectionDomain;
 import io.softrdma.verbs.QueuePair;
+import io.softrdma.rdmap.RdmapExtensions;
 import io.softrdma.verbs.QueuePairConfig;
 import io.softrdma.verbs.QueuePairState;
 import io.softrdma.verbs.RdmaDevice;
@@ -115,8 +116,11 @@ final class RpingEndpoint implements AutoCloseable {
             rdmaBuffer = register(pd, rdmaSize, remote);
             startBuffer = client ? register(pd, rdmaSize, remote) : null;
             cq = device.createCompletionQueue(2 * SEND_QUEUE_DEPTH);
+            // rping uses no RFC 7306 operation, but offers them: against siw, -d then shows that a peer without
+            // them agrees to none (and is never sent one), with the offer riding in the MPA private data.
             qp = pd.createQueuePair(QueuePairConfig.of(cq).withSendQueueDepth(SEND_QUEUE_DEPTH)
-                    .withReceiveQueueDepth(RECEIVE_QUEUE_DEPTH).withReadDepths(READ_DEPTH, READ_DEPTH));
+                    .withReceiveQueueDepth(RECEIVE_QUEUE_DEPTH).withReadDepths(READ_DEPTH, READ_DEPTH)
+                    .withExtensions(RdmapExtensions.ALL));
             closed = qp.closeFuture();
             closed.whenComplete((v, e) -> events.add(new Event(null, null, true, e)));
             cq.setListener(q -> drain());
@@ -353,6 +357,7 @@ final class RpingEndpoint implements AutoCloseable {
                 + ", MULPDU " + n.mulpdu() + ", IRD " + n.ird() + " ORD " + n.ord()
                 + (peer != null ? " (peer offered IRD " + peer.ird() + " ORD " + peer.ord() + ")" : "")
                 + ", queue pair IRD " + qp.ird() + " ORD " + qp.ord() + ", RTR " + n.readyToReceive()
+                + ", RFC 7306 agreed: " + qp.extensions()
                 + "; request " + n.request() + ", reply " + n.reply();
     }
 
