@@ -38,6 +38,7 @@ import io.softrdma.verbs.CompletionQueue;
 import io.softrdma.verbs.MemoryRegion;
 import io.softrdma.verbs.ProtectionDomain;
 import io.softrdma.verbs.QueuePair;
+import io.softrdma.rdmap.RdmapExtensions;
 import io.softrdma.verbs.QueuePairConfig;
 import io.softrdma.verbs.QueuePairState;
 import io.softrdma.verbs.RdmaDevice;
@@ -143,7 +144,8 @@ class QueuePairReceiveFuzzTest {
                 case 2 -> -4096L;
                 default -> 0x1000L;
             };
-            Set<Access> all = Access.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ);
+            Set<Access> all = Access.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ,
+                    Access.REMOTE_ATOMIC);
             regions[0] = registerRegion(pd, 64, all, base);
             regions[1] = registerRegion(pd, 256, Access.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE), base);
             regions[2] = registerRegion(pd, 32, (setup & 8) != 0 ? all : Access.of(Access.LOCAL_WRITE, Access.REMOTE_READ),
@@ -152,7 +154,9 @@ class QueuePairReceiveFuzzTest {
             if ((setup & 0x10) != 0) {
                 regions[1].invalidate();
             }
-            qp = pd.createQueuePair(new QueuePairConfig(8, 8, 6, 6, 4, (setup & 0x20) != 0 ? 1 : 4, cq, cq));
+            // RFC 7306 agreed (the Request below offers it), so opcodes 8-11 reach their handlers too.
+            qp = pd.createQueuePair(new QueuePairConfig(8, 8, 6, 6, 4, (setup & 0x20) != 0 ? 1 : 4, cq, cq,
+                    RdmapExtensions.ALL));
             for (long id = 0; id < (setup & 3); id++) {
                 ReceiveWorkRequest wr = (setup & 4) != 0
                         ? ReceiveWorkRequest.of(id, new ScatterGatherEntry(regions[0], 8, 16),
@@ -177,8 +181,9 @@ class QueuePairReceiveFuzzTest {
             MpaStartupFrame request = enhanced
                     ? MpaStartupFrame.of(MpaStartupFrame.Type.REQUEST, markersOut, crc, false,
                             MpaStartupFrameCodec.FLAG_ENHANCED, MpaSettings.REVISION_2,
-                            IrdOrdHeader.of(4, 4).prependTo(new byte[0]))
-                    : MpaStartupFrame.request(markersOut, crc, MpaSettings.REVISION_1, new byte[0]);
+                            IrdOrdHeader.of(4, 4).prependTo(RdmapExtensions.ALL.appendTo(new byte[0])))
+                    : MpaStartupFrame.request(markersOut, crc, MpaSettings.REVISION_1,
+                            RdmapExtensions.ALL.appendTo(new byte[0]));
             ByteBuf requestBuf = alloc.buffer(request.encodedLength());
             MpaStartupFrameCodec.encode(request, requestBuf);
             ch.writeInbound(requestBuf);
