@@ -54,6 +54,10 @@ final class DefaultProtectionDomain implements ProtectionDomain {
             throw new IllegalArgumentException("length " + length + " must not be negative");
         }
         ByteBuf memory = PooledByteBufAllocator.DEFAULT.directBuffer(length, length);
+        if (access.contains(Access.REMOTE_READ)) {
+            // Pooled memory holds what its last user left there: never let a peer read that.
+            memory.setZero(0, length);
+        }
         memory.writerIndex(length);
         return add(memory, access, 0);
     }
@@ -66,6 +70,11 @@ final class DefaultProtectionDomain implements ProtectionDomain {
             }
             if (access.contains(Access.REMOTE_ATOMIC) && !access.contains(Access.LOCAL_WRITE)) {
                 throw new IllegalArgumentException("REMOTE_ATOMIC needs LOCAL_WRITE as well (as in verbs): " + access);
+            }
+            if (access.contains(Access.REMOTE_ATOMIC) && owned.nioBufferCount() != 1) {
+                // An atomic works on the memory itself through one ByteBuffer view; a composite has none.
+                throw new IllegalArgumentException("REMOTE_ATOMIC needs one contiguous buffer, not a composite of "
+                        + owned.nioBufferCount() + ": register a single direct buffer");
             }
             if (Long.compareUnsigned(baseTaggedOffset + owned.capacity(), baseTaggedOffset) < 0) {
                 throw new IllegalArgumentException("base tagged offset 0x" + Long.toHexString(baseTaggedOffset)

@@ -68,10 +68,11 @@ final class RemoteAtomics {
         }
         Object lock = address == 0 ? UNKNOWN_ADDRESS : LOCKS[(int) ((address + index) >>> 3 & (STRIPES - 1))];
         synchronized (lock) {
-            long original = memory.order(ByteOrder.BIG_ENDIAN).getLong(index);
+            // Plain access through the VarHandle is allowed unaligned, and leaves the buffer's byte order alone.
+            long original = (long) WORD.get(memory, index);
             long updated = op.apply(original, addOrSwapData, addOrSwapMask, compareData, compareMask);
             if (updated != original) {
-                memory.putLong(index, updated);
+                WORD.set(memory, index, updated);
             }
             return original;
         }
