@@ -20,9 +20,10 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The perf sample: RDMA Write, Read and Send over SoftRDMA, bandwidth and latency, each next to raw TCP
- * measured the same way in the same run. Runs server and client in one process on 127.0.0.1, or one
- * side per process ({@code --server --port P}, {@code --connect HOST:PORT}).
+ * The perf sample: RDMA Write, Read and Send over SoftRDMA, bandwidth and latency, and RFC 7306's
+ * Fetch-and-Add and Compare-and-Swap on one word, rate and latency, each next to raw TCP measured the same
+ * way in the same run. Runs server and client in one process on 127.0.0.1, or one side per process
+ * ({@code --server --port P}, {@code --connect HOST:PORT}).
  */
 public final class PerfMain {
     private static final String SERVER_THREADS = "rdma-server";
@@ -120,7 +121,8 @@ public final class PerfMain {
             try {
                 boolean first = true;
                 for (Test test : options.tests()) {
-                    for (int size : options.sizes()) {
+                    // An atomic has one size, its word: it runs once, whatever --size lists.
+                    for (int size : test.atomic() ? List.of(PerfProtocol.ATOMIC_SIZE) : options.sizes()) {
                         results.add(print(out, options, measure(options, client, test, size, first)));
                         first = false;
                         if (tcp != null) {
@@ -141,26 +143,46 @@ public final class PerfMain {
     /**
      * The reactive API next to RSocket over TCP: for {@code send}, the reactive send/receive stream, then
      * RSocket fire-and-forget and request-stream; for {@code request}, reactive request/response, then
-     * RSocket request-response. Each warms up on the same connection first (longer the first time).
+     * RSocket request-response; for {@code atomic}, {@code fetchAdd} and {@code compareAndSwap}, which
+     * RSocket has no counterpart of, next to raw TCP (measured here unless the verbs tests already did). Each
+     * warms up on the same connection first (longer the first time).
      */
     private static void runReactive(PerfOptions options, ByteBuf payload, PrintStream out,
             List<PerfResult> results) throws Exception {
-        try (ReactivePerf rx = new ReactivePerf(payload, options.crc(), options.markers(), options.port())) {
+        boolean tcpAtomics = options.baseline() && options.reactiveTests().contains(ReactiveTest.ATOMIC)
+                && !options.tests().contains(Test.FETCH_ADD);
+        try (ReactivePerf rx = new ReactivePerf(payload, options.crc(), options.markers(), options.port());
+                Loopback tcp = tcpAtomics ? new Loopback(options.transport()) : null) {
             for (ReactiveTest test : options.reactiveTests()) {
+                if (test == ReactiveTest.ATOMIC) {
+                    for (Test op : List.of(Test.FETCH_ADD, Test.COMPARE_SWAP)) {
+                        WordCheck check = new WordCheck();
+                        results.add(print(out, options, measureReactive(options, "rx-" + op.wireName(),
+                                PerfProtocol.ATOMIC_SIZE, op == Test.FETCH_ADD,
+                                (size, warmup, budget, progress, measuring) -> rx.rxAtomic(op, warmup, budget,
+                                        progress, measuring, check),
+                                (size, warmup, rtts) -> rx.rxAtomicLatency(op, warmup, rtts, check), check)));
+                        if (tcp != null) {
+                            results.add(print(out, options, measureTcp(options, tcp, payload, op,
+                                    PerfProtocol.ATOMIC_SIZE)));
+                        }
+                    }
+                    continue;
+                }
                 boolean first = true; // each test's path is compiled during its first warm-up
                 for (int size : options.sizes()) {
                     if (test == ReactiveTest.SEND) {
                         results.add(print(out, options, measureReactive(options, "rx-send", size, first,
-                                rx::rxSend, null)));
+                                rx::rxSend, null, null)));
                         results.add(print(out, options, measureReactive(options, "rsocket-ff", size, first,
-                                rx::rsocketFireAndForget, null)));
+                                rx::rsocketFireAndForget, null, null)));
                         results.add(print(out, options, measureReactive(options, "rsocket-stream", size, first,
-                                rx::rsocketStream, null)));
+                                rx::rsocketStream, null, null)));
                     } else {
                         results.add(print(out, options, measureReactive(options, "rx-request", size, first,
-                                rx::rxRequest, rx::rxLatency)));
+                                rx::rxRequest, rx::rxLatency, null)));
                         results.add(print(out, options, measureReactive(options, "rsocket-rr", size, first,
-                                rx::rsocketRequestResponse, rx::rsocketLatency)));
+                                rx::rsocketRequestResponse, rx::rsocketLatency, null)));
                     }
                     first = false;
                 }
@@ -182,7 +204,7 @@ public final class PerfMain {
     }
 
     private static PerfResult measureReactive(PerfOptions options, String test, int size, boolean first,
-            ReactiveBandwidth bandwidth, ReactiveLatency latency) throws Exception {
+            ReactiveBandwidth bandwidth, ReactiveLatency latency, WordCheck check) throws Exception {
         String label = test + " " + ResultPrinter.size(size);
         Budget warmup = Budget.of(first ? options.warmup().multipliedBy(FIRST_WARMUP_FACTOR) : options.warmup());
         Budget budget = bandwidthBudget(options);
@@ -210,11 +232,11 @@ public final class PerfMain {
             rtts = new long[(int) roundTrips];
             latency.run(size, (int) Math.min(LATENCY_WARMUP, roundTrips), rtts);
         }
-        PerfResult r = result(test, size, bw, rtts, usage);
+        PerfResult r = result(test, size, bw, rtts, usage, check);
         if (latency == null) {
             // One-way streams have no round trip of their own.
             r = new PerfResult(r.test(), r.size(), r.iterations(), r.mibPerSecond(), r.messagesPerSecond(),
-                    Double.NaN, Double.NaN, r.clientCpu(), r.serverCpu(), r.allocatedPerOperation());
+                    Double.NaN, Double.NaN, r.clientCpu(), r.serverCpu(), r.allocatedPerOperation(), r.check());
         }
         return r;
     }
@@ -243,6 +265,7 @@ public final class PerfMain {
         String label = test.wireName() + " " + ResultPrinter.size(size);
         Budget warmup = Budget.of(first ? options.warmup().multipliedBy(FIRST_WARMUP_FACTOR) : options.warmup());
         Budget budget = bandwidthBudget(options);
+        WordCheck check = new WordCheck();
         AtomicLong progress = new AtomicLong();
         Measured bw;
         ThreadUsage clientUsage;
@@ -255,7 +278,7 @@ public final class PerfMain {
                 clientUsage.restart();
                 serverUsage.restart();
                 p.measuring();
-            });
+            }, check);
         }
         Usage usage = Usage.of(clientUsage, options.connect() == null ? serverUsage : null, bw);
         long roundTrips = options.latencyRoundTrips();
@@ -264,20 +287,22 @@ public final class PerfMain {
         AtomicLong latProgress = new AtomicLong();
         try (Progress p = Progress.start(showProgress(options), label + " latency",
                 Budget.of(latencyWarmup + roundTrips), latProgress, true)) {
-            rtts = client.latency(test, size, roundTrips, latencyWarmup, latProgress);
+            rtts = client.latency(test, size, roundTrips, latencyWarmup, latProgress, check);
         }
-        return result(test.wireName(), size, bw, rtts, usage);
+        return result(test.wireName(), size, bw, rtts, usage, check);
     }
 
     /**
-     * The same for raw TCP: Write and Send as a one-way stream, Read as requests of 16 octets answered
-     * with {@code size} octets; latency as one request answered at a time.
+     * The same for raw TCP: Write and Send as a one-way stream, Read as requests of 28 octets answered
+     * with {@code size} octets, atomics as 52-octet requests answered with 12 octets by a server applying
+     * them to a word; latency as one request answered at a time.
      */
     private static PerfResult measureTcp(PerfOptions options, Loopback tcp, ByteBuf payload, Test test, int size)
             throws Exception {
         String label = "tcp-" + test.wireName() + " " + ResultPrinter.size(size);
         Budget budget = bandwidthBudget(options);
         Budget warmup = Budget.of(options.warmup());
+        WordCheck check = new WordCheck();
         AtomicLong progress = new AtomicLong();
         Measured bw;
         ThreadUsage clientUsage;
@@ -291,24 +316,35 @@ public final class PerfMain {
                 serverUsage.restart();
                 p.measuring();
             };
-            bw = test == Test.READ
-                    ? TcpBaseline.requestResponse(tcp, payload, READ_REQUEST, size, warmup, budget, options.rate(),
-                            RdmaPerfClient.WINDOW, null, progress, measuring)
-                    : TcpBaseline.stream(tcp, payload, size, warmup, budget, options.rate(), progress, measuring);
+            if (test.atomic()) {
+                bw = TcpBaseline.atomic(tcp, test, warmup, budget, options.rate(), RdmaPerfClient.WINDOW, null,
+                        progress, measuring, check);
+            } else if (test == Test.READ) {
+                bw = TcpBaseline.requestResponse(tcp, payload, READ_REQUEST, size, warmup, budget, options.rate(),
+                        RdmaPerfClient.WINDOW, null, progress, measuring);
+            } else {
+                bw = TcpBaseline.stream(tcp, payload, size, warmup, budget, options.rate(), progress, measuring);
+            }
         }
         Usage usage = Usage.of(clientUsage, serverUsage, bw);
         long roundTrips = options.latencyRoundTrips();
         int latencyWarmup = (int) Math.min(LATENCY_WARMUP, roundTrips);
         long[] rtts = new long[(int) roundTrips];
-        int request = test == Test.READ ? READ_REQUEST : size;
-        int response = switch (test) {
-            case WRITE -> 1;
-            case READ, SEND -> size;
-        };
-        TcpBaseline.requestResponse(tcp, payload, request, response, Budget.of(latencyWarmup), Budget.of(roundTrips),
-                options.rate(), 1, rtts, new AtomicLong(), () -> { });
+        if (test.atomic()) {
+            TcpBaseline.atomic(tcp, test, Budget.of(latencyWarmup), Budget.of(roundTrips), options.rate(), 1, rtts,
+                    new AtomicLong(), () -> { }, check);
+        } else {
+            int request = test == Test.READ ? READ_REQUEST : size;
+            int response = switch (test) {
+                case WRITE -> 1;
+                case READ, SEND -> size;
+                case FETCH_ADD, COMPARE_SWAP -> throw new AssertionError(test);
+            };
+            TcpBaseline.requestResponse(tcp, payload, request, response, Budget.of(latencyWarmup),
+                    Budget.of(roundTrips), options.rate(), 1, rtts, new AtomicLong(), () -> { });
+        }
         Arrays.sort(rtts);
-        return result("tcp-" + test.wireName(), size, bw, rtts, usage);
+        return result("tcp-" + test.wireName(), size, bw, rtts, usage, check);
     }
 
     private static PerfResult print(PrintStream out, PerfOptions options, PerfResult r) {
@@ -339,11 +375,13 @@ public final class PerfMain {
         }
     }
 
-    private static PerfResult result(String test, int size, Measured bw, long[] sortedRtts, Usage usage) {
+    private static PerfResult result(String test, int size, Measured bw, long[] sortedRtts, Usage usage,
+            WordCheck check) {
         double seconds = bw.nanos() / 1e9;
         return new PerfResult(test, size, bw.operations(), (double) size * bw.operations() / seconds / (1024 * 1024),
                 bw.operations() / seconds, sortedRtts[sortedRtts.length / 2] / 1e3,
                 sortedRtts[(int) Math.min(sortedRtts.length - 1, sortedRtts.length * 99L / 100)] / 1e3,
-                usage.clientCpu(), usage.serverCpu(), usage.allocatedPerOperation());
+                usage.clientCpu(), usage.serverCpu(), usage.allocatedPerOperation(),
+                check == null ? null : check.report());
     }
 }

@@ -10,7 +10,8 @@ import java.util.Locale;
 /**
  * Command-line options of the perf sample.
  *
- * @param tests which operations to measure
+ * @param tests which operations to measure (of the verbs API; {@code atomic} is Fetch-and-Add and
+ *     Compare-and-Swap)
  * @param sizes message sizes in octets
  * @param iterations operations per bandwidth phase and round trips per latency phase, or 0 for the
  *     defaults (bandwidth for {@code duration}, 20000 round trips)
@@ -28,7 +29,8 @@ import java.util.Locale;
  * @param baseline also measure raw TCP the same way
  * @param transport the Netty transport
  * @param api which API to measure: the verbs (default), the reactive API next to RSocket, or both
- * @param reactiveTests the reactive API's tests to run ({@code send}, {@code request}); empty with the verbs API
+ * @param reactiveTests the reactive API's tests to run ({@code send}, {@code request}, {@code atomic}); empty
+ *     with the verbs API
  */
 record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Duration duration, Duration warmup,
         double rate, boolean crc, boolean markers, int mpaRevision, int port, boolean server, String connect,
@@ -50,10 +52,11 @@ record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Durat
 
     /**
      * The reactive API's tests: {@code send} (RdmaSession send/receive against RSocket fire-and-forget
-     * and request-stream) and {@code request} (request/response against RSocket request-response).
+     * and request-stream), {@code request} (request/response against RSocket request-response) and
+     * {@code atomic} (fetchAdd and compareAndSwap, against raw TCP: RSocket has no counterpart).
      */
     enum ReactiveTest {
-        SEND, REQUEST;
+        SEND, REQUEST, ATOMIC;
 
         String wireName() {
             return name().toLowerCase(Locale.ROOT);
@@ -65,25 +68,32 @@ record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Durat
 
     static final String USAGE = """
             usage: java -jar perf.jar [options]
-              Measures RDMA Write, Read and Send over SoftRDMA (iWARP: RDMAP/DDP/MPA on TCP): bandwidth
-              with many operations in flight, and latency one operation at a time. By default server and
-              client run in this process on 127.0.0.1, and each test is measured over raw TCP too, the
+              Measures RDMA Write, Read and Send over SoftRDMA (iWARP: RDMAP/DDP/MPA on TCP), and the RFC
+              7306 atomics Fetch-and-Add and Compare-and-Swap on one 64-bit word: bandwidth (atomics: the
+              rate) with many operations in flight, and latency one operation at a time. By default server
+              and client run in this process on 127.0.0.1, and each test is measured over raw TCP too, the
               same way, in the same run.
 
-              --api verbs|reactive|all     verbs (default): RDMA Write, Read and Send next to raw TCP;
-                                           reactive: the reactive API (send/receive, request) next to
-                                           RSocket 1.1.5 over TCP, measured the same way; all: both
-              --test write|read|send|request|all
-                                           tests to run, comma separated (default: all); the reactive
-                                           API has send and request, the verbs write, read and send
+              --api verbs|reactive|all     verbs (default): RDMA Write, Read, Send and atomics next to raw
+                                           TCP; reactive: the reactive API (send/receive, request) next to
+                                           RSocket 1.1.5 over TCP, and its atomics next to raw TCP,
+                                           measured the same way; all: both
+              --test write|read|send|atomic|request|all
+                                           tests to run, comma separated (default: all); the verbs have
+                                           write, read, send and atomic, the reactive API send, request
+                                           and atomic. atomic: rows fetch-add (adds 1) and compare-swap
+                                           (bandwidth: expects 0, swaps in 0; latency: a serial
+                                           increment), ORD in flight, on one 8-octet word, run once
+                                           whatever --size says, the word checked after each phase; raw
+                                           TCP: 52-octet requests answered with 12 octets
               --size N[,N...]              message sizes in octets, K/M suffixes allowed (default: 64,4K,64K)
               --duration S                 seconds per bandwidth phase (default: 2)
               --iterations N               operations per bandwidth phase and round trips per latency
                                            phase (default: --duration, and 20000 round trips)
               --warmup S                   seconds each test runs unmeasured first (default: 1)
-              --rate MIBPS                 at most this many MiB/s, evenly spread; latency round trips
-                                           are spaced out the same way (default: no limit; a packet
-                                           capture needs one to keep up)
+              --rate MIBPS                 at most this many MiB/s, evenly spread (an atomic counts its 8
+                                           octets); latency round trips are spaced out the same way
+                                           (default: no limit; a packet capture needs one to keep up)
               --crc on|off                 MPA CRC32c (default: on)
               --markers on|off             MPA Markers every 512 octets (default: off)
               --mpa-rev 1|2                MPA revision: 2 sends RFC 6581's IRD/ORD (default: 2)
@@ -142,7 +152,8 @@ record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Durat
         List<ReactiveTest> reactiveTests = api.reactive() ? parseReactiveTests(testArg, api) : List.of();
         if (tests.isEmpty() && reactiveTests.isEmpty()) {
             throw new IllegalArgumentException("--test " + testArg + " has nothing to run with --api "
-                    + api.name().toLowerCase(Locale.ROOT) + " (verbs: write, read, send; reactive: send, request)");
+                    + api.name().toLowerCase(Locale.ROOT) + " (verbs: write, read, send, atomic; reactive: send,"
+                    + " request, atomic)");
         }
         if (api.reactive() && (server || connect != null)) {
             throw new IllegalArgumentException("--api " + api.name().toLowerCase(Locale.ROOT)
@@ -184,14 +195,15 @@ record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Durat
             switch (name) {
                 case "send" -> add(out, ReactiveTest.SEND);
                 case "request" -> add(out, ReactiveTest.REQUEST);
+                case "atomic" -> add(out, ReactiveTest.ATOMIC);
                 case "write", "read" -> {
                     if (api == Api.REACTIVE) {
                         throw new IllegalArgumentException("--test " + name + " is a verbs test: the reactive API"
-                                + " has send and request (or use --api all)");
+                                + " has send, request and atomic (or use --api all)");
                     }
                 }
                 default -> throw new IllegalArgumentException("--test " + name
-                        + ": choose from write, read, send, request or all");
+                        + ": choose from write, read, send, atomic, request or all");
             }
         }
         return out;
@@ -218,30 +230,33 @@ record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Durat
         return args[i];
     }
 
+    /**
+     * The verbs tests: {@code all} is every one, atomics included; {@code atomic} is Fetch-and-Add and
+     * Compare-and-Swap.
+     */
     private static List<Test> parseTests(String v, Api api) {
         if (v.equals("all")) {
             return List.of(Test.values());
         }
         List<Test> out = new ArrayList<>();
         for (String t : v.split(",")) {
-            if (t.trim().equals("request")) {
-                if (api == Api.VERBS) {
-                    throw new IllegalArgumentException("--test request is the reactive API's: add --api reactive"
-                            + " (or --api all)");
+            String name = t.trim();
+            switch (name) {
+                case "write" -> add(out, Test.WRITE);
+                case "read" -> add(out, Test.READ);
+                case "send" -> add(out, Test.SEND);
+                case "atomic" -> {
+                    add(out, Test.FETCH_ADD);
+                    add(out, Test.COMPARE_SWAP);
                 }
-                continue;
-            }
-            Test test = null;
-            for (Test candidate : Test.values()) {
-                if (candidate.wireName().equals(t.trim())) {
-                    test = candidate;
+                case "request" -> {
+                    if (api == Api.VERBS) {
+                        throw new IllegalArgumentException("--test request is the reactive API's: add --api reactive"
+                                + " (or --api all)");
+                    }
                 }
-            }
-            if (test == null) {
-                throw new IllegalArgumentException("--test " + t + ": choose from write, read, send, request or all");
-            }
-            if (!out.contains(test)) {
-                out.add(test);
+                default -> throw new IllegalArgumentException("--test " + t
+                        + ": choose from write, read, send, atomic, request or all");
             }
         }
         return out;

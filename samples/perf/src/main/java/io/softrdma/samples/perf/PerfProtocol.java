@@ -13,12 +13,24 @@ final class PerfProtocol {
     /** "SRPF": tells a perf server's private data apart from anyone else's. */
     static final int MAGIC = 0x53525046;
 
-    /** The operations a run measures. */
-    enum Test {
-        WRITE, READ, SEND;
+    /** The octets of an atomic test's operand: RFC 7306's one 64-bit word (its row's size). */
+    static final int ATOMIC_SIZE = Long.BYTES;
 
+    /**
+     * The operations a run measures: RDMA Write, Read and Send at each size, and RFC 7306's Fetch-and-Add and
+     * Compare-and-Swap on one 64-bit word ({@code --test atomic}: both).
+     */
+    enum Test {
+        WRITE, READ, SEND, FETCH_ADD, COMPARE_SWAP;
+
+        /** As in {@code --test} and the rows: write, read, send, fetch-add, compare-swap. */
         String wireName() {
-            return name().toLowerCase(Locale.ROOT);
+            return name().toLowerCase(Locale.ROOT).replace('_', '-');
+        }
+
+        /** An RFC 7306 atomic operation: fixed size, answered on the Read Request queue's terms (ORD/IRD). */
+        boolean atomic() {
+            return this == FETCH_ADD || this == COMPARE_SWAP;
         }
     }
 
@@ -44,14 +56,21 @@ final class PerfProtocol {
             if (b.readInt() != MAGIC) {
                 throw new IllegalArgumentException("not a perf client");
             }
-            Test test = Test.values()[b.readUnsignedByte()];
-            Phase phase = Phase.values()[b.readUnsignedByte()];
+            int test = b.readUnsignedByte();
+            int phase = b.readUnsignedByte();
+            if (test >= Test.values().length || phase >= Phase.values().length) {
+                throw new IllegalArgumentException("unknown perf test " + test + " or phase " + phase
+                        + " (a client of a newer perf?)");
+            }
             b.skipBytes(2);
-            return new Request(test, phase, b.readInt());
+            return new Request(Test.values()[test], Phase.values()[phase], b.readInt());
         }
     }
 
-    /** What the server answers: the region to write or read, and how many Sends it can take at once. */
+    /**
+     * What the server answers: the region to write or read (for an atomic test, the 64-bit word), and how many
+     * Sends it can take at once.
+     */
     record Reply(int stag, long taggedOffset, int length, int receiveCredits) {
         byte[] encode() {
             ByteBuf b = Unpooled.buffer(24);

@@ -1,8 +1,9 @@
 package io.softrdma.samples.perf;
 
 /**
- * One measured row: a test over SoftRDMA ({@code write}, {@code read}, {@code send}) or its raw TCP
- * counterpart ({@code tcp-write}, ...), at one size.
+ * One measured row: a test over SoftRDMA ({@code write}, {@code read}, {@code send}, {@code fetch-add},
+ * {@code compare-swap}) or its raw TCP counterpart ({@code tcp-write}, ...), at one size (an atomic test's
+ * is its 8-octet word).
  *
  * @param test the test as named in JSON output
  * @param size message size in octets
@@ -15,7 +16,10 @@ package io.softrdma.samples.perf;
  * @param serverCpu the same for the server's event loop; NaN when the server runs in another process
  * @param allocatedPerOperation heap octets the event loops (both, in loopback mode) allocated per
  *     operation in the bandwidth phase, including Netty's own; NaN when not measurable
+ * @param check what the row verified of its result ({@link WordCheck}: the atomic word after each phase),
+ *     or null when it verifies nothing
  */
 record PerfResult(String test, int size, long iterations, double mibPerSecond, double messagesPerSecond,
-        double p50Micros, double p99Micros, double clientCpu, double serverCpu, double allocatedPerOperation) {
+        double p50Micros, double p99Micros, double clientCpu, double serverCpu, double allocatedPerOperation,
+        String check) {
 }

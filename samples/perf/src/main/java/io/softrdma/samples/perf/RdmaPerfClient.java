@@ -3,6 +3,7 @@ package io.softrdma.samples.perf;
 import io.softrdma.cm.ConnectionManager;
 import io.softrdma.cm.RdmaConnection;
 import io.softrdma.mpa.MpaSettings;
+import io.softrdma.rdmap.RdmapExtensions;
 import io.softrdma.samples.perf.PerfProtocol.Phase;
 import io.softrdma.samples.perf.PerfProtocol.Reply;
 import io.softrdma.samples.perf.PerfProtocol.Request;
@@ -22,6 +23,7 @@ import io.softrdma.verbs.WorkCompletionOpcode;
 import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -32,12 +34,19 @@ import java.util.concurrent.atomic.AtomicLong;
  * event loop with prebuilt work requests, so that the measured path allocates nothing of its own.
  *
  * <ul>
- *   <li>Bandwidth: up to {@link #WINDOW} operations in flight (Reads: at most the ORD); Writes are
- *       signaled every 16th; the run ends when the server confirmed every Write (a final Send and its
- *       acknowledgement), every Read completed, or every Send was credited back.
+ *   <li>Bandwidth: up to {@link #WINDOW} operations in flight (Reads and atomics: at most the ORD);
+ *       Writes are signaled every 16th; the run ends when the server confirmed every Write (a final Send
+ *       and its acknowledgement), every Read or atomic completed, or every Send was credited back.
+ *       Fetch-and-Add adds 1; Compare-and-Swap compares with 0 and swaps in 0, so on the word, which stays
+ *       0, every one succeeds.
  *   <li>Latency: one operation at a time. Write: the Write and a Send telling the server, answered by a
  *       Send (write placed to acknowledgement). Read: one Read. Send: a Send echoed by the server.
+ *       Fetch-and-Add: one, adding 1. Compare-and-Swap: a serial increment, each expecting what the one
+ *       before swapped in (the value it returned, plus 1), so that every one succeeds.
  * </ul>
+ * Each atomic's returned value is checked as it completes (a Fetch-and-Add's is the count before it, as the
+ * responder answers in order), and after each phase an RDMA Read of the word checks what the operations left
+ * there ({@link WordCheck}).
  */
 final class RdmaPerfClient {
     /** Operations in flight in the bandwidth phase, as perftest's default tx depth. */
@@ -62,10 +71,10 @@ final class RdmaPerfClient {
     /**
      * Bandwidth: as many operations as the budget allows, {@link #WINDOW} in flight, after a warm-up on
      * the same connection (a new connection takes paths the JIT has to compile again); {@code measuring}
-     * runs when the warm-up is over.
+     * runs when the warm-up is over. An atomic test's word is checked into {@code check} at the end.
      */
-    Measured bandwidth(Test test, int size, Budget warmup, Budget budget, AtomicLong progress, Runnable measuring)
-            throws Exception {
+    Measured bandwidth(Test test, int size, Budget warmup, Budget budget, AtomicLong progress, Runnable measuring,
+            WordCheck check) throws Exception {
         try (Session s = open(test, Phase.BANDWIDTH, size)) {
             if (!warmup.isEmpty()) {
                 s.run(new BandwidthRun(s, test, size, warmup, rate, new AtomicLong()), warmup);
@@ -73,15 +82,32 @@ final class RdmaPerfClient {
             measuring.run();
             BandwidthRun run = new BandwidthRun(s, test, size, budget, rate, progress);
             long nanos = s.run(run, budget);
+            if (test.atomic()) {
+                // Fetch-and-Add: 1 each, warm-up included; Compare-and-Swap: 0 for 0, the word stays 0.
+                long n = s.atomicsBefore;
+                check.verify(test.wireName(), "bandwidth", test == Test.FETCH_ADD ? n + " fetch-adds of 1"
+                        : n + " compare-swaps of 0 for 0, each finding 0", test == Test.FETCH_ADD ? n : 0,
+                        s.readWord());
+            }
             return new Measured(run.iterations, nanos);
         }
     }
 
-    /** Latency: returns the round trips in nanoseconds, sorted; with a rate, they start no faster. */
-    long[] latency(Test test, int size, long iterations, int warmup, AtomicLong progress) throws Exception {
+    /**
+     * Latency: returns the round trips in nanoseconds, sorted; with a rate, they start no faster. An atomic
+     * test's word is checked into {@code check} at the end.
+     */
+    long[] latency(Test test, int size, long iterations, int warmup, AtomicLong progress, WordCheck check)
+            throws Exception {
         try (Session s = open(test, Phase.LATENCY, size)) {
             LatencyRun run = new LatencyRun(s, test, size, iterations, warmup, rate, progress);
             s.run(run, Budget.of(iterations));
+            if (test.atomic()) {
+                // Both add 1 per round trip: Fetch-and-Add of 1, or the serial Compare-and-Swap increment.
+                long n = s.atomicsBefore;
+                check.verify(test.wireName(), "latency", test == Test.FETCH_ADD ? n + " fetch-adds of 1"
+                        : n + " serial compare-swaps of v for v+1, each swapping", n, s.readWord());
+            }
             long[] rtts = run.rtts;
             Arrays.sort(rtts);
             return rtts;
@@ -107,6 +133,8 @@ final class RdmaPerfClient {
         final Reply reply;
         /** Sends posted by earlier runs on this connection: the server's running count includes them. */
         long sendsBefore;
+        /** Atomics completed by earlier runs on this connection: the word has seen them. */
+        long atomicsBefore;
         private volatile Run current;
         private final CompletionQueue.Handler dispatcher = this::dispatch;
         /** Set before the queue pair closes: receives completing after it are not reposted. */
@@ -115,7 +143,9 @@ final class RdmaPerfClient {
         Session(RdmaPerfClient client, Test test, Phase phase, int size) throws Exception {
             pd = client.device.allocateProtectionDomain();
             cq = client.device.createCompletionQueue(4096);
-            qp = pd.createQueuePair(QueuePairConfig.of(cq).withSendQueueDepth(1024).withReceiveQueueDepth(64));
+            // An atomic test offers RFC 7306's extensions in the MPA Request; the others send what they always did.
+            qp = pd.createQueuePair(QueuePairConfig.of(cq).withSendQueueDepth(1024).withReceiveQueueDepth(64)
+                    .withExtensions(test.atomic() ? RdmapExtensions.ALL : RdmapExtensions.NONE));
             local = pd.allocate(size, Access.of(Access.LOCAL_WRITE));
             for (int i = 0; i < size; i++) {
                 local.buffer().setByte(i, i * 17 + 3);
@@ -133,6 +163,13 @@ final class RdmaPerfClient {
             connection = client.cm.connect(client.server, qp, new Request(test, phase, size).encode(), client.mpa,
                     Duration.ofSeconds(10)).get(20, TimeUnit.SECONDS);
             reply = Reply.decode(connection.peerPrivateData());
+            if (test.atomic() && !qp.extensions().atomics()) {
+                RdmapExtensions agreed = qp.extensions();
+                close();
+                throw new IllegalStateException("the perf server at " + client.server + " did not agree to RFC 7306"
+                        + " atomics at connection setup (agreed: " + agreed + "): --test atomic needs a SoftRDMA"
+                        + " perf server that offers them (Linux siw and iWARP NICs have none)");
+            }
             qp.closeFuture().whenComplete((v, e) -> {
                 Run r = current;
                 if (r != null) {
@@ -173,6 +210,16 @@ final class RdmaPerfClient {
             } catch (TimeoutException e) {
                 throw new IllegalStateException("no progress for " + seconds + " s: " + run + " on " + qp, e);
             }
+        }
+
+        /**
+         * The atomic test's word as the server holds it now, by an RDMA Read of it: call when no operation is
+         * outstanding, so that the responder has applied every atomic before it answers the Read.
+         */
+        long readWord() throws Exception {
+            WordRead read = new WordRead(this);
+            run(read, Budget.of(1));
+            return read.word;
         }
 
         @Override
@@ -230,13 +277,18 @@ final class RdmaPerfClient {
                 case WRITE -> SendWorkRequest.write(1, s.reply.stag(), s.reply.taggedOffset(), all);
                 case READ -> SendWorkRequest.read(1, all, s.reply.stag(), s.reply.taggedOffset());
                 case SEND -> SendWorkRequest.send(1, all);
+                case FETCH_ADD -> SendWorkRequest.fetchAdd(1, s.reply.stag(), s.reply.taggedOffset(), 1);
+                // A fixed expect: 0, swapping in 0 again, so that every one succeeds and the word stays 0.
+                case COMPARE_SWAP -> SendWorkRequest.compareAndSwap(1, s.reply.stag(), s.reply.taggedOffset(), 0, 0);
             };
-            this.unsignaled = test == Test.READ ? signaled : signaled.unsignaled();
+            // Reads and atomics are always signaled: their completion is the result.
+            this.unsignaled = test == Test.READ || test.atomic() ? signaled : signaled.unsignaled();
             // The last Send solicits an event, so the server credits it at once instead of in a batch.
             this.lastSend = test == Test.SEND ? signaled.withSolicitedEvent() : signaled;
             this.finish = SendWorkRequest.send(2, new ScatterGatherEntry(s.control, 0, RdmaPerfServer.CONTROL))
                     .unsignaled();
-            this.window = test == Test.READ ? Math.min(WINDOW, s.qp.ord())
+            // Reads and atomics beyond the ORD would wait in the send queue, not on the wire.
+            this.window = test == Test.READ || test.atomic() ? Math.min(WINDOW, s.qp.ord())
                     : test == Test.SEND ? Math.min(WINDOW, s.reply.receiveCredits()) : WINDOW;
             this.pacer = new Pacer(rate, size, s.connection.channel().eventLoop(), this::post);
         }
@@ -256,7 +308,7 @@ final class RdmaPerfClient {
             }
             while (posted < iterations && inFlight() < window && pacer.mayStart(posted)) {
                 boolean last = posted + 1 == iterations;
-                boolean signal = test == Test.READ || (posted + 1) % SIGNAL_EVERY == 0 || last;
+                boolean signal = test == Test.READ || test.atomic() || (posted + 1) % SIGNAL_EVERY == 0 || last;
                 s.qp.postSend(last ? lastSend : signal ? signaled : unsignaled);
                 posted++;
             }
@@ -271,6 +323,8 @@ final class RdmaPerfClient {
         private void finish() {
             if (test == Test.SEND) {
                 s.sendsBefore += posted;
+            } else if (test.atomic()) {
+                s.atomicsBefore += completed;
             }
             done.complete(System.nanoTime() - start);
         }
@@ -296,6 +350,21 @@ final class RdmaPerfClient {
                     return;
                 }
             } else if (c.opcode() == WorkCompletionOpcode.RDMA_READ) {
+                completed++;
+                if (completed == iterations) {
+                    finish();
+                    return;
+                }
+            } else if (c.opcode() == WorkCompletionOpcode.ATOMIC_FETCH_ADD
+                    || c.opcode() == WorkCompletionOpcode.ATOMIC_COMPARE_AND_SWAP) {
+                // Answered in order: a Fetch-and-Add finds the count of those before it, a Compare-and-Swap 0.
+                long expected = test == Test.FETCH_ADD ? s.atomicsBefore + completed : 0;
+                if (c.atomicOriginalValue() != expected) {
+                    done.completeExceptionally(new IllegalStateException(String.format(Locale.ROOT,
+                            "%s: atomic %d returned %d, expected %d", this, completed, c.atomicOriginalValue(),
+                            expected)));
+                    return;
+                }
                 completed++;
                 if (completed == iterations) {
                     finish();
@@ -328,12 +397,14 @@ final class RdmaPerfClient {
         private final long total;
         private final int warmup;
         private final AtomicLong progress;
-        private final SendWorkRequest operation;
+        private SendWorkRequest operation;
         private final SendWorkRequest notify;
         private final Pacer pacer;
         final long[] rtts;
         private long round;
         private long sentAt;
+        /** Compare-and-Swap: what the next one expects — what the one before swapped in. */
+        private long expect;
 
         LatencyRun(Session s, Test test, int size, long iterations, int warmup, double rate, AtomicLong progress) {
             this.s = s;
@@ -347,6 +418,9 @@ final class RdmaPerfClient {
                 case WRITE -> SendWorkRequest.write(1, s.reply.stag(), s.reply.taggedOffset(), all).unsignaled();
                 case READ -> SendWorkRequest.read(1, all, s.reply.stag(), s.reply.taggedOffset());
                 case SEND -> SendWorkRequest.send(1, all).unsignaled();
+                case FETCH_ADD -> SendWorkRequest.fetchAdd(1, s.reply.stag(), s.reply.taggedOffset(), 1);
+                // Built per round trip in next(): each expects what the one before returned, plus 1.
+                case COMPARE_SWAP -> null;
             };
             this.notify = SendWorkRequest.send(2, new ScatterGatherEntry(s.control, 0, 0)).unsignaled();
             // Paced, round trips start no faster than the rate allows; each is still timed alone.
@@ -363,6 +437,11 @@ final class RdmaPerfClient {
             if (!pacer.mayStart(round)) {
                 return;
             }
+            if (test == Test.COMPARE_SWAP) {
+                // The one request of the sample that cannot be prebuilt: its operands change every round.
+                operation = SendWorkRequest.compareAndSwap(1, s.reply.stag(), s.reply.taggedOffset(), expect,
+                        expect + 1);
+            }
             sentAt = System.nanoTime();
             s.qp.postSend(operation);
             if (test == Test.WRITE) {
@@ -376,12 +455,26 @@ final class RdmaPerfClient {
                 fail(c);
                 return;
             }
-            boolean roundTrip = test == Test.READ ? c.opcode() == WorkCompletionOpcode.RDMA_READ
-                    : c.opcode() == WorkCompletionOpcode.RECEIVE;
+            boolean roundTrip = switch (test) {
+                case READ -> c.opcode() == WorkCompletionOpcode.RDMA_READ;
+                case FETCH_ADD -> c.opcode() == WorkCompletionOpcode.ATOMIC_FETCH_ADD;
+                case COMPARE_SWAP -> c.opcode() == WorkCompletionOpcode.ATOMIC_COMPARE_AND_SWAP;
+                case WRITE, SEND -> c.opcode() == WorkCompletionOpcode.RECEIVE;
+            };
             if (!roundTrip) {
                 return;
             }
             long rtt = System.nanoTime() - sentAt;
+            if (test.atomic()) {
+                // Fetch-and-Add finds the rounds before it; Compare-and-Swap swapped only if it found what it expected.
+                long expected = test == Test.FETCH_ADD ? s.atomicsBefore + round : expect;
+                if (c.atomicOriginalValue() != expected) {
+                    done.completeExceptionally(new IllegalStateException(String.format(Locale.ROOT,
+                            "%s: returned %d, expected %d", this, c.atomicOriginalValue(), expected)));
+                    return;
+                }
+                expect = c.atomicOriginalValue() + 1;
+            }
             if (round >= warmup) {
                 rtts[(int) (round - warmup)] = rtt;
             }
@@ -390,6 +483,9 @@ final class RdmaPerfClient {
             if (round < total) {
                 next();
             } else {
+                if (test.atomic()) {
+                    s.atomicsBefore += round;
+                }
                 done.complete(0L);
             }
         }
@@ -397,6 +493,39 @@ final class RdmaPerfClient {
         @Override
         public String toString() {
             return test.wireName() + " latency: round trip " + round + " of " + total;
+        }
+    }
+
+    /** One RDMA Read of the atomic test's word into the local region; {@link #word} is what it found. */
+    private static final class WordRead extends Run {
+        private final Session s;
+        private final SendWorkRequest read;
+        long word;
+
+        WordRead(Session s) {
+            this.s = s;
+            this.read = SendWorkRequest.read(3, new ScatterGatherEntry(s.local, 0, PerfProtocol.ATOMIC_SIZE),
+                    s.reply.stag(), s.reply.taggedOffset());
+        }
+
+        @Override
+        void start() {
+            s.qp.postSend(read);
+        }
+
+        @Override
+        void onCompletion(WorkCompletion c) {
+            if (!c.isSuccess()) {
+                fail(c);
+            } else if (c.opcode() == WorkCompletionOpcode.RDMA_READ) {
+                word = s.local.buffer().getLong(0);
+                done.complete(0L);
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "read of the atomic word";
         }
     }
 }

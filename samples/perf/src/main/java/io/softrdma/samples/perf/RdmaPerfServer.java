@@ -4,6 +4,7 @@ import io.softrdma.cm.ConnectRequest;
 import io.softrdma.cm.ConnectionManager;
 import io.softrdma.cm.RdmaListener;
 import io.softrdma.mpa.MpaSettings;
+import io.softrdma.rdmap.RdmapExtensions;
 import io.softrdma.samples.perf.PerfProtocol.Phase;
 import io.softrdma.samples.perf.PerfProtocol.Reply;
 import io.softrdma.samples.perf.PerfProtocol.Request;
@@ -25,9 +26,11 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * The perf server: for each connection, prepares what the client's private data asks for and advertises
- * it in the MPA Reply — a region to write (write) or read (read), or receive buffers (send) — then answers
+ * it in the MPA Reply — a region to write (write) or read (read), receive buffers (send), or a 64-bit word
+ * for RFC 7306 atomics (fetch-add, compare-swap; the queue pair then offers the extensions) — then answers
  * the client's Sends on the event loop without allocating: it reposts each receive at once, returns
- * credits in batches (send bandwidth), echoes (send latency) and acknowledges (write).
+ * credits in batches (send bandwidth), echoes (send latency) and acknowledges (write). Atomics need nothing
+ * of it: its queue pair answers them.
  */
 final class RdmaPerfServer implements AutoCloseable {
     /** Control messages: an 8-octet count or acknowledgement. */
@@ -97,10 +100,21 @@ final class RdmaPerfServer implements AutoCloseable {
             this.credits = sendTest && !latency ? (int) Math.max(16, Math.min(256, (64L << 20) / size)) : 16;
             int receiveSize = sendTest ? size : CONTROL;
             this.cq = device.createCompletionQueue(2 * (credits + 512));
-            this.qp = pd.createQueuePair(QueuePairConfig.of(cq).withSendQueueDepth(512).withReceiveQueueDepth(credits));
-            this.target = request.test() == Test.SEND ? null
-                    : pd.allocate(size, Access.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ));
-            if (target != null) {
+            boolean atomic = request.test().atomic();
+            // Atomics only where asked for: a write, read or send client sees exactly the Reply it always did.
+            this.qp = pd.createQueuePair(QueuePairConfig.of(cq).withSendQueueDepth(512).withReceiveQueueDepth(credits)
+                    .withExtensions(atomic ? RdmapExtensions.ALL : RdmapExtensions.NONE));
+            if (atomic) {
+                // One word, counted from 0 (registered memory is not cleared); REMOTE_READ for the client's check.
+                this.target = pd.allocate(PerfProtocol.ATOMIC_SIZE,
+                        Access.of(Access.LOCAL_WRITE, Access.REMOTE_READ, Access.REMOTE_ATOMIC));
+                target.buffer().setLong(0, 0);
+            } else if (request.test() == Test.SEND) {
+                this.target = null;
+            } else {
+                this.target = pd.allocate(size, Access.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ));
+            }
+            if (target != null && !atomic) {
                 for (int i = 0; i < size; i++) {
                     target.buffer().setByte(i, i * 31 + 7);
                 }

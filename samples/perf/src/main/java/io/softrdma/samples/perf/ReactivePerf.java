@@ -3,7 +3,7 @@ package io.softrdma.samples.perf;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.EventLoop;
-import io.netty.util.ReferenceCounted;
+import io.netty.util.ReferenceCountUtil;
 import io.rsocket.Payload;
 import io.rsocket.RSocket;
 import io.rsocket.SocketAcceptor;
@@ -16,9 +16,13 @@ import io.rsocket.transport.netty.server.TcpServerTransport;
 import io.rsocket.util.ByteBufPayload;
 import io.softrdma.mpa.MpaSettings;
 import io.softrdma.reactive.DisposableRdmaServer;
+import io.softrdma.reactive.LocalRegion;
 import io.softrdma.reactive.RdmaClient;
 import io.softrdma.reactive.RdmaServer;
 import io.softrdma.reactive.RdmaSession;
+import io.softrdma.samples.perf.PerfProtocol.Test;
+import io.softrdma.verbs.Access;
+import io.softrdma.verbs.RemoteMemory;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -50,7 +54,10 @@ import reactor.netty.tcp.TcpServer;
  *   <li>{@link #rsocketStream}: RSocket request-stream, the server streaming {@code size}-octet payloads
  *       to a client asking for {@link #RECEIVE_BATCH} at a time — the counterpart of {@code receive()};
  *   <li>{@link #rxRequest} / {@link #rsocketRequestResponse}: {@code size}-octet requests answered with
- *       {@code size} octets, {@link #WINDOW} outstanding; and, one at a time, the round trip.
+ *       {@code size} octets, {@link #WINDOW} outstanding; and, one at a time, the round trip;
+ *   <li>{@link #rxAtomic} / {@link #rxAtomicLatency}: {@code fetchAdd} and {@code compareAndSwap} (RFC 7306)
+ *       on a word the server session registered, as the verbs test does them (RSocket has no counterpart:
+ *       they stand next to the verbs rows and raw TCP's).
  * </ul>
  * Messages are retained slices of one pooled buffer (RSocket's wrapped in recycled
  * {@link ByteBufPayload}s, decoded zero-copy and released), so the harness itself allocates little.
@@ -366,7 +373,7 @@ final class ReactivePerf implements AutoCloseable {
                 rtts);
     }
 
-    private <T extends ReferenceCounted> Measured requests(IntFunction<Publisher<T>> call, int size, Budget warmup,
+    private <T> Measured requests(IntFunction<Publisher<T>> call, int size, Budget warmup,
             Budget budget, AtomicLong progress, Runnable measuring) throws Exception {
         if (!warmup.isEmpty()) {
             requestPhase(call, size, warmup, WINDOW, null, null);
@@ -377,7 +384,7 @@ final class ReactivePerf implements AutoCloseable {
         return new Measured(n, System.nanoTime() - start);
     }
 
-    private <T extends ReferenceCounted> void roundTrips(IntFunction<Publisher<T>> call, int size, int warmup,
+    private <T> void roundTrips(IntFunction<Publisher<T>> call, int size, int warmup,
             long[] rtts) throws Exception {
         requestPhase(call, size, Budget.of(warmup), 1, null, null);
         requestPhase(call, size, Budget.of(rtts.length), 1, null, rtts);
@@ -385,10 +392,11 @@ final class ReactivePerf implements AutoCloseable {
     }
 
     /**
-     * Requests until the budget is spent, {@code window} outstanding; returns how many were answered.
-     * With {@code rtts} (and a window of one), records each round trip.
+     * Requests until the budget is spent, {@code window} outstanding; returns how many were answered (and
+     * releases what they answered, when reference-counted). With {@code rtts} (and a window of one), records
+     * each round trip.
      */
-    private <T extends ReferenceCounted> long requestPhase(IntFunction<Publisher<T>> call, int size, Budget budget,
+    private <T> long requestPhase(IntFunction<Publisher<T>> call, int size, Budget budget,
             int window, AtomicLong progress, long[] rtts) throws Exception {
         long deadline = budget.deadline(System.nanoTime());
         long[] issued = new long[1];
@@ -417,7 +425,7 @@ final class ReactivePerf implements AutoCloseable {
                 if (rtts != null) {
                     rtts[(int) answered] = System.nanoTime() - startedAt.get();
                 }
-                response.release();
+                ReferenceCountUtil.release(response);
                 answered++;
                 if (progress != null) {
                     progress.lazySet(answered);
@@ -435,6 +443,94 @@ final class ReactivePerf implements AutoCloseable {
             }
         });
         return done.get(timeoutSeconds(budget), TimeUnit.SECONDS);
+    }
+
+    // ---- RFC 7306 atomics ----
+
+    /**
+     * Reactive Fetch-and-Add (adding 1) or Compare-and-Swap (expecting 0, swapping in 0: every one succeeds and
+     * the word stays 0) on a fresh word, {@link #WINDOW} outstanding at most (and the ORD: the session holds
+     * more back): warm-up, then the measured phase; then the word is checked into {@code check}.
+     */
+    Measured rxAtomic(Test op, Budget warmup, Budget budget, AtomicLong progress, Runnable measuring,
+            WordCheck check) throws Exception {
+        LocalRegion region = newWord();
+        try {
+            RemoteMemory word = region.remote();
+            // Fetch-and-Add: the values returned, each seen once, sum to 0 + 1 + ... + (n - 1).
+            AtomicLong sum = new AtomicLong();
+            IntFunction<Publisher<Long>> call = op == Test.FETCH_ADD
+                    ? n -> client.fetchAdd(word, 1).doOnNext(sum::addAndGet)
+                    : n -> client.compareAndSwap(word, 0, 0).doOnNext(v -> expectValue(op, v, 0));
+            int window = Math.min(WINDOW, client.ord());
+            long warmed = warmup.isEmpty() ? 0 : requestPhase(call, 0, warmup, window, null, null);
+            measuring.run();
+            long start = System.nanoTime();
+            long n = requestPhase(call, 0, budget, window, progress, null);
+            Measured measured = new Measured(n, System.nanoTime() - start);
+            long total = warmed + n;
+            if (op == Test.FETCH_ADD) {
+                expectValue(op, sum.get(), total * (total - 1) / 2);
+                check.verify("rx-fetch-add", "bandwidth", total + " fetch-adds of 1", total, wordValue(region));
+            } else {
+                check.verify("rx-compare-swap", "bandwidth", total + " compare-swaps of 0 for 0, each finding 0", 0,
+                        wordValue(region));
+            }
+            return measured;
+        } finally {
+            region.dispose();
+        }
+    }
+
+    /**
+     * Round trips of one atomic at a time on a fresh word: Fetch-and-Add of 1, or the serial Compare-and-Swap
+     * increment (each expects what the one before returned, plus 1); fills {@code rtts} (sorted), checks each
+     * value returned and the word at the end into {@code check}.
+     */
+    void rxAtomicLatency(Test op, int warmup, long[] rtts, WordCheck check) throws Exception {
+        LocalRegion region = newWord();
+        try {
+            RemoteMemory word = region.remote();
+            // One at a time: the next is built once the one before has returned its value.
+            long[] expect = {0};
+            IntFunction<Publisher<Long>> call = n -> (op == Test.FETCH_ADD ? client.fetchAdd(word, 1)
+                    : client.compareAndSwap(word, expect[0], expect[0] + 1)).doOnNext(v -> {
+                        expectValue(op, v, expect[0]);
+                        expect[0] = v + 1;
+                    });
+            requestPhase(call, 0, Budget.of(warmup), 1, null, null);
+            requestPhase(call, 0, Budget.of(rtts.length), 1, null, rtts);
+            java.util.Arrays.sort(rtts);
+            long total = warmup + rtts.length;
+            String row = "rx-" + op.wireName();
+            check.verify(row, "latency", op == Test.FETCH_ADD ? total + " fetch-adds of 1"
+                    : total + " serial compare-swaps of v for v+1, each swapping", total, wordValue(region));
+        } finally {
+            region.dispose();
+        }
+    }
+
+    /** A word the server session registers for atomics, set to 0 (registered memory is not cleared). */
+    private LocalRegion newWord() {
+        if (!client.extensions().atomics()) {
+            throw new IllegalStateException("the sessions did not agree to RFC 7306 atomics (agreed: "
+                    + client.extensions() + ")");
+        }
+        LocalRegion region = serverSession.allocate(PerfProtocol.ATOMIC_SIZE, Access.LOCAL_WRITE, Access.REMOTE_ATOMIC);
+        region.buffer().setLong(0, 0);
+        return region;
+    }
+
+    /** The word as the server holds it (this process's memory), once every operation on it has returned. */
+    private static long wordValue(LocalRegion region) {
+        return region.buffer().getLong(0);
+    }
+
+    private static void expectValue(Test op, long value, long expected) {
+        if (value != expected) {
+            throw new IllegalStateException("rx-" + op.wireName() + ": " + value + " where " + expected
+                    + " was due");
+        }
     }
 
     // ---- plumbing ----

@@ -4,7 +4,10 @@ import java.io.PrintStream;
 import java.util.List;
 import java.util.Locale;
 
-/** Prints results as a table (with each SoftRDMA row's ratio to raw TCP) or as JSON lines. */
+/**
+ * Prints results as a table (with each SoftRDMA row's ratio to raw TCP, and what the atomic rows checked) or
+ * as JSON lines.
+ */
 final class ResultPrinter {
     private ResultPrinter() {
     }
@@ -14,10 +17,16 @@ final class ResultPrinter {
                 "{\"test\":\"%s\",\"size\":%d,\"iterations\":%d,\"MiBps\":%.2f,\"msgsPerSec\":%.1f,"
                         + "\"p50us\":%s,\"p99us\":%s,\"clientCpu\":%s,\"serverCpu\":%s,\"allocBytesPerOp\":%s,"
                         + "\"crc\":%b,\"markers\":%b,"
-                        + "\"transport\":\"%s\"}",
+                        + "\"transport\":\"%s\",\"check\":%s}",
                 r.test(), r.size(), r.iterations(), r.mibPerSecond(), r.messagesPerSecond(), num(r.p50Micros()),
-                num(r.p99Micros()), cpu(r.clientCpu()), cpu(r.serverCpu()), num(r.allocatedPerOperation()), o.crc(), o.markers(), o.transport().name().toLowerCase(Locale.ROOT)));
+                num(r.p99Micros()), cpu(r.clientCpu()), cpu(r.serverCpu()), num(r.allocatedPerOperation()), o.crc(),
+                o.markers(), o.transport().name().toLowerCase(Locale.ROOT), string(r.check())));
         out.flush();
+    }
+
+    /** A JSON string, or null. */
+    private static String string(String v) {
+        return v == null ? "null" : "\"" + v.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
     }
 
     private static String cpu(double v) {
@@ -34,12 +43,14 @@ final class ResultPrinter {
                 o.transport().name().toLowerCase(Locale.ROOT), o.crc() ? "on" : "off", o.markers() ? "on" : "off",
                 System.getProperty("java.version"), RdmaPerfClient.WINDOW);
         boolean reactive = results.stream().anyMatch(r -> isReactive(r.test()));
-        String header = String.format(Locale.ROOT, "%-10s %9s %11s %10s %12s %9s %9s %9s %9s %11s %6s", "test",
-                "size", "iterations", "MiB/s", "msgs/s", "p50 us", "p99 us", "bw/TCP", "lat/TCP", "cpu cli/srv",
-                "B/op");
+        // The test column fits the longest name (tcp-compare-swap), and is no narrower than it always was.
+        int width = Math.max(reactive ? 14 : 10, results.stream().mapToInt(r -> r.test().length()).max().orElse(0));
+        String testColumn = "%-" + width + "s";
+        String header = String.format(Locale.ROOT, testColumn + " %9s %11s %10s %12s %9s %9s %9s %9s %11s %6s",
+                "test", "size", "iterations", "MiB/s", "msgs/s", "p50 us", "p99 us", "bw/TCP", "lat/TCP",
+                "cpu cli/srv", "B/op");
         if (reactive) {
-            header = String.format(Locale.ROOT, "%-14s", "test") + header.substring(10)
-                    + String.format(Locale.ROOT, " %9s %10s", "rx/verbs", "rx/RSocket");
+            header += String.format(Locale.ROOT, " %9s %10s", "rx/verbs", "rx/RSocket");
         }
         out.println(header);
         out.println("-".repeat(header.length()));
@@ -47,7 +58,7 @@ final class ResultPrinter {
             String bw = "";
             String lat = "";
             if (!r.test().startsWith("tcp-")) {
-                PerfResult tcp = find(results, "tcp-" + r.test(), r.size());
+                PerfResult tcp = find(results, tcpCounterpart(r.test()), r.size());
                 if (tcp != null) {
                     bw = String.format(Locale.ROOT, "%.0f%%", 100 * r.mibPerSecond() / tcp.mibPerSecond());
                     lat = String.format(Locale.ROOT, "%.2fx", r.p50Micros() / tcp.p50Micros());
@@ -60,21 +71,35 @@ final class ResultPrinter {
             if (reactive) {
                 String vsVerbs = "";
                 String vsRsocket = "";
-                if (r.test().equals("rx-send")) {
-                    vsVerbs = ratio(r, find(results, "send", r.size()));
+                if (r.test().equals("rx-send") || r.test().startsWith("rx-") && isAtomic(r.test())) {
+                    vsVerbs = ratio(r, find(results, r.test().substring("rx-".length()), r.size()));
                 } else if (r.test().startsWith("rsocket-")) {
                     PerfResult rx = find(results, r.test().equals("rsocket-rr") ? "rx-request" : "rx-send", r.size());
                     vsRsocket = ratio(rx, r);
                 }
-                out.printf(Locale.ROOT, "%-14s %s %9s %10s%n", r.test(), row, vsVerbs, vsRsocket);
+                out.printf(Locale.ROOT, testColumn + " %s %9s %10s%n", r.test(), row, vsVerbs, vsRsocket);
             } else {
-                out.printf(Locale.ROOT, "%-10s %s%n", r.test(), row);
+                out.printf(Locale.ROOT, testColumn + " %s%n", r.test(), row);
+            }
+        }
+        if (results.stream().anyMatch(r -> isAtomic(r.test()))) {
+            out.println();
+            out.printf(Locale.ROOT, "fetch-add, compare-swap: RFC 7306 atomics on one 8-octet word (size); bandwidth"
+                    + " with min(%d, ORD) in flight, compare-swap%n  expecting 0 and swapping in 0; latency one at a"
+                    + " time, compare-swap a serial increment (each expects what the one%n  before returned, plus 1);"
+                    + " raw TCP: 52-octet requests answered with 12 octets by a server's AtomicLong%n",
+                    RdmaPerfClient.WINDOW);
+            out.println("checked, the word after each phase:");
+            for (PerfResult r : results) {
+                if (r.check() != null) {
+                    out.printf(Locale.ROOT, "  %s: %s%n", r.test(), r.check());
+                }
             }
         }
         if (reactive) {
             out.println();
-            out.println("rx/verbs, rx/RSocket: messages per second of the reactive row (rx-send or rx-request) over"
-                    + " this one's");
+            out.println("rx/verbs, rx/RSocket: messages per second of the reactive row (rx-send, rx-request,"
+                    + " rx-fetch-add, rx-compare-swap) over this one's");
             for (String[] pair : REACTIVE_PAIRS) {
                 for (PerfResult rx : results) {
                     PerfResult ref = rx.test().equals(pair[0]) ? find(results, pair[1], rx.size()) : null;
@@ -90,12 +115,24 @@ final class ResultPrinter {
         out.flush();
     }
 
-    /** Each reactive row and what it is compared with. */
+    /** Each reactive row and what it is compared with (atomics: the verbs and raw TCP; RSocket has none). */
     private static final String[][] REACTIVE_PAIRS = {{"rx-send", "send"}, {"rx-send", "rsocket-ff"},
-        {"rx-send", "rsocket-stream"}, {"rx-request", "rsocket-rr"}};
+        {"rx-send", "rsocket-stream"}, {"rx-request", "rsocket-rr"}, {"rx-fetch-add", "fetch-add"},
+        {"rx-fetch-add", "tcp-fetch-add"}, {"rx-compare-swap", "compare-swap"},
+        {"rx-compare-swap", "tcp-compare-swap"}};
 
     private static boolean isReactive(String test) {
         return test.startsWith("rx-") || test.startsWith("rsocket-");
+    }
+
+    /** An atomic row: SoftRDMA verbs, reactive or raw TCP. */
+    private static boolean isAtomic(String test) {
+        return test.endsWith("fetch-add") || test.endsWith("compare-swap");
+    }
+
+    /** The raw TCP row a row is compared with: the reactive atomics share the verbs rows' reference. */
+    private static String tcpCounterpart(String test) {
+        return "tcp-" + (isAtomic(test) && test.startsWith("rx-") ? test.substring("rx-".length()) : test);
     }
 
     private static String ratio(PerfResult r, PerfResult ref) {

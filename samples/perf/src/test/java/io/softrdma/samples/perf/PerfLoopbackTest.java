@@ -1,18 +1,35 @@
 package io.softrdma.samples.perf;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.softrdma.cm.ConnectionManager;
+import io.softrdma.cm.RdmaListener;
+import io.softrdma.mpa.MpaSettings;
+import io.softrdma.samples.perf.PerfProtocol.Reply;
+import io.softrdma.transport.TransportKind;
+import io.softrdma.verbs.Access;
+import io.softrdma.verbs.MemoryRegion;
+import io.softrdma.verbs.ProtectionDomain;
+import io.softrdma.verbs.QueuePair;
+import io.softrdma.verbs.QueuePairConfig;
+import io.softrdma.verbs.RdmaDevice;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /**
- * The perf sample end to end in one process, briefly: every test at a small and a multi-segment size,
- * over SoftRDMA and raw TCP, with the JSON lines a script would read. Speed is not judged here (that
- * is docs/benchmarks.md's job); that every operation completes and is counted is.
+ * The perf sample end to end in one process, briefly: every test at a small and a multi-segment size
+ * (the atomics once, on their word), over SoftRDMA and raw TCP, with the JSON lines a script would read.
+ * Speed is not judged here (that is docs/benchmarks.md's job); that every operation completes and is
+ * counted is, and for the atomics that the word holds what they imply.
  */
 class PerfLoopbackTest {
     @Test
@@ -25,7 +42,8 @@ class PerfLoopbackTest {
             results = PerfMain.run(options, out);
         }
         assertThat(results).extracting(PerfResult::test).containsExactly("write", "tcp-write", "write",
-                "tcp-write", "read", "tcp-read", "read", "tcp-read", "send", "tcp-send", "send", "tcp-send");
+                "tcp-write", "read", "tcp-read", "read", "tcp-read", "send", "tcp-send", "send", "tcp-send",
+                "fetch-add", "tcp-fetch-add", "compare-swap", "tcp-compare-swap");
         for (PerfResult r : results) {
             assertThat(r.iterations()).as("%s", r).isGreaterThanOrEqualTo(300);
             assertThat(r.mibPerSecond()).as("%s", r).isPositive();
@@ -38,6 +56,67 @@ class PerfLoopbackTest {
             assertThat(line).startsWith("{\"test\":\"").endsWith("}")
                     .contains("\"size\":", "\"iterations\":", "\"MiBps\":", "\"msgsPerSec\":", "\"p50us\":",
                             "\"p99us\":");
+        }
+    }
+
+    @Test
+    void atomicsRunOnceAndLeaveTheWordTheyImply() throws Exception {
+        // --size does not multiply the atomic rows: one word, 8 octets.
+        PerfOptions options = PerfOptions.parse(new String[] {"--test", "atomic", "--size", "64,4K", "--iterations",
+            "200", "--warmup", "0", "--no-progress"});
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        List<PerfResult> results;
+        try (PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
+            results = PerfMain.run(options, out);
+        }
+        assertThat(results).extracting(PerfResult::test).containsExactly("fetch-add", "tcp-fetch-add",
+                "compare-swap", "tcp-compare-swap");
+        for (PerfResult r : results) {
+            assertThat(r.size()).as("%s", r).isEqualTo(8);
+            assertThat(r.iterations()).as("%s", r).isEqualTo(200);
+            assertThat(r.messagesPerSecond()).as("%s", r).isPositive();
+            assertThat(r.p50Micros()).as("%s", r).isPositive().isLessThanOrEqualTo(r.p99Micros());
+        }
+        // 200 in the bandwidth phase; 200 warm-up round trips and 200 measured in the latency phase.
+        String fetchAdd = "bandwidth: word 200 after 200 fetch-adds of 1; latency: word 400 after 400 fetch-adds of 1";
+        String compareSwap = "bandwidth: word 0 after 200 compare-swaps of 0 for 0, each finding 0; latency: word 400"
+                + " after 400 serial compare-swaps of v for v+1, each swapping";
+        assertThat(results).extracting(PerfResult::check).containsExactly(fetchAdd, fetchAdd, compareSwap,
+                compareSwap);
+        String table = bytes.toString(StandardCharsets.UTF_8);
+        assertThat(table).contains("checked, the word after each phase:", "  fetch-add: " + fetchAdd,
+                "  tcp-compare-swap: " + compareSwap);
+        assertThat(table.lines().filter(l -> l.startsWith("fetch-add ") || l.startsWith("compare-swap ")))
+                .as("a ratio to raw TCP on each SoftRDMA row").hasSize(2)
+                .allMatch(l -> l.matches(".*\\d+% +\\d+\\.\\d+x.*"));
+    }
+
+    @Test
+    void atomicsNeedAServerThatAgreesToThem() throws Exception {
+        // A server that does not offer RFC 7306 (as Linux siw): its queue pair has no extensions.
+        TransportKind transport = TransportKind.best();
+        RdmaDevice device = RdmaDevice.create();
+        ConnectionManager cm = ConnectionManager.create(transport, transport.newEventLoopGroup(1,
+                new DefaultThreadFactory("no-atomics", true)));
+        try {
+            InetSocketAddress any = new InetSocketAddress("127.0.0.1", 0);
+            RdmaListener listener = cm.listen(any, MpaSettings.defaults(), request -> {
+                ProtectionDomain pd = device.allocateProtectionDomain();
+                QueuePair qp = pd.createQueuePair(QueuePairConfig.of(device.createCompletionQueue(256)));
+                MemoryRegion word = pd.allocate(8, Access.of(Access.LOCAL_WRITE, Access.REMOTE_READ));
+                request.accept(qp, new Reply(word.stag(), word.baseTaggedOffset(), 8, 16).encode());
+                qp.closeFuture().whenComplete((v, e) -> pd.close());
+            });
+            try (listener) {
+                RdmaPerfClient client = new RdmaPerfClient(cm, device,
+                        new InetSocketAddress("127.0.0.1", listener.port()), MpaSettings.defaults(), 0);
+                assertThatThrownBy(() -> client.bandwidth(PerfProtocol.Test.FETCH_ADD, 8, Budget.of(0),
+                        Budget.of(10), new AtomicLong(), () -> { }, new WordCheck()))
+                        .isInstanceOf(IllegalStateException.class)
+                        .hasMessageContaining("did not agree to RFC 7306 atomics");
+            }
+        } finally {
+            cm.eventLoopGroup().shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         }
     }
 

@@ -12,7 +12,8 @@ class PerfOptionsTest {
     @org.junit.jupiter.api.Test
     void defaultsMeasureEveryTestAtThreeSizesNextToTcp() {
         PerfOptions o = PerfOptions.parse(new String[0]);
-        assertThat(o.tests()).containsExactly(Test.WRITE, Test.READ, Test.SEND);
+        assertThat(o.tests()).as("the atomics too, once each (they have one size)")
+                .containsExactly(Test.WRITE, Test.READ, Test.SEND, Test.FETCH_ADD, Test.COMPARE_SWAP);
         assertThat(o.sizes()).containsExactly(64, 4096, 65536);
         assertThat(o.crc()).isTrue();
         assertThat(o.markers()).isFalse();
@@ -25,11 +26,12 @@ class PerfOptionsTest {
     }
 
     @org.junit.jupiter.api.Test
-    void theReactiveApiHasSendAndRequest() {
+    void theReactiveApiHasSendRequestAndAtomic() {
         PerfOptions reactive = PerfOptions.parse(new String[] {"--api", "reactive"});
         assertThat(reactive.api()).isEqualTo(PerfOptions.Api.REACTIVE);
         assertThat(reactive.tests()).isEmpty();
-        assertThat(reactive.reactiveTests()).containsExactly(ReactiveTest.SEND, ReactiveTest.REQUEST);
+        assertThat(reactive.reactiveTests()).containsExactly(ReactiveTest.SEND, ReactiveTest.REQUEST,
+                ReactiveTest.ATOMIC);
 
         PerfOptions send = PerfOptions.parse(new String[] {"--api", "reactive", "--test", "send", "--size", "64"});
         assertThat(send.reactiveTests()).containsExactly(ReactiveTest.SEND);
@@ -44,6 +46,31 @@ class PerfOptionsTest {
 
         PerfOptions verbs = PerfOptions.parse(new String[] {"--api", "verbs", "--test", "send"});
         assertThat(verbs.reactiveTests()).isEmpty();
+    }
+
+    @org.junit.jupiter.api.Test
+    void atomicIsFetchAndAddAndCompareAndSwapInEitherApi() {
+        PerfOptions verbs = PerfOptions.parse(new String[] {"--test", "atomic"});
+        assertThat(verbs.tests()).containsExactly(Test.FETCH_ADD, Test.COMPARE_SWAP);
+        assertThat(verbs.tests()).extracting(Test::wireName).containsExactly("fetch-add", "compare-swap");
+        assertThat(verbs.tests()).allMatch(Test::atomic);
+        assertThat(verbs.reactiveTests()).isEmpty();
+        assertThat(verbs.baseline()).isTrue();
+
+        PerfOptions mixed = PerfOptions.parse(new String[] {"--test", "read,atomic,atomic", "--size", "64,4K"});
+        assertThat(mixed.tests()).containsExactly(Test.READ, Test.FETCH_ADD, Test.COMPARE_SWAP);
+        assertThat(mixed.sizes()).as("read's sizes; the atomics run once regardless").containsExactly(64, 4096);
+
+        PerfOptions reactive = PerfOptions.parse(new String[] {"--api", "reactive", "--test", "atomic"});
+        assertThat(reactive.tests()).isEmpty();
+        assertThat(reactive.reactiveTests()).containsExactly(ReactiveTest.ATOMIC);
+
+        PerfOptions all = PerfOptions.parse(new String[] {"--api", "all", "--test", "atomic"});
+        assertThat(all.tests()).containsExactly(Test.FETCH_ADD, Test.COMPARE_SWAP);
+        assertThat(all.reactiveTests()).containsExactly(ReactiveTest.ATOMIC);
+
+        PerfOptions remote = PerfOptions.parse(new String[] {"--connect", "10.0.0.1:7471", "--test", "atomic"});
+        assertThat(remote.tests()).containsExactly(Test.FETCH_ADD, Test.COMPARE_SWAP);
     }
 
     @org.junit.jupiter.api.Test
@@ -78,7 +105,9 @@ class PerfOptionsTest {
     @org.junit.jupiter.api.Test
     void mistakesAreNamedWithTheFix() {
         for (List<String> args : List.of(
-                List.of("--test", "atomic"),
+                List.of("--test", "atomics"),
+                List.of("--test", "fetch-add"),
+                List.of("--api", "reactive", "--test", "read,atomic"),
                 List.of("--size", "0"),
                 List.of("--size", "12Q"),
                 List.of("--iterations", "-1"),
