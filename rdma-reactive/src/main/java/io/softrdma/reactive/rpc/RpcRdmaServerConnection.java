@@ -348,19 +348,32 @@ final class RpcRdmaServerConnection {
             } catch (RuntimeException e) {
                 result = Mono.error(e);
             }
+            ByteBuf args = message;
             result.switchIfEmpty(Mono.error(() -> new IllegalStateException("the handler returned no result")))
-                    .subscribe(r -> loop.execute(() -> {
+                    .subscribe(r -> onLoop(() -> {
                         release();
                         RpcReplyHeader h = r.header(call.xid());
                         sendReply(h, r.status() == RpcReplyHeader.AcceptStat.SUCCESS ? r.results() : null,
                                 r.bulk());
                         r.release();
-                    }), e -> loop.execute(() -> {
+                    }, () -> {
+                        args.release();
+                        r.release();
+                    }), e -> onLoop(() -> {
                         logger.debug("{}: handler failed for {}: {}", rdma[0], call, e.toString());
                         release();
                         sendReply(RpcReplyHeader.accepted(call.xid(), RpcReplyHeader.AcceptStat.SYSTEM_ERR), null,
                                 null);
-                    }));
+                    }, args::release));
+        }
+
+        /** Runs {@code task} on the event loop, or {@code orElse} if it has shut down (the server was disposed). */
+        private void onLoop(Runnable task, Runnable orElse) {
+            try {
+                loop.execute(task);
+            } catch (java.util.concurrent.RejectedExecutionException gone) {
+                orElse.run();
+            }
         }
 
         private void release() {
