@@ -41,7 +41,11 @@ public final class Xdr {
             throw new RpcRdmaProtocolException(what + " of " + length + " octets exceeds its maximum of " + max);
         }
         int n = (int) length;
-        require(in, n + pad(n), what);
+        // In long arithmetic: a length near 2^31 plus its padding must not wrap past the check.
+        if (in.readableBytes() < length + pad(n)) {
+            throw new RpcRdmaProtocolException("truncated: " + what + " needs " + (length + pad(n)) + " octets, "
+                    + in.readableBytes() + " left");
+        }
         byte[] b = new byte[n];
         in.readBytes(b);
         in.skipBytes(pad(n));
