@@ -365,8 +365,12 @@ public final class RpcRdmaConnection implements Disposable {
             }
         } finally {
             if (endCause == null) {
-                qp.postReceive(ReceiveWorkRequest.of(c.wrId(), new ScatterGatherEntry(receiveArena,
-                        (long) index * receiveSlotSize, receiveSlotSize)));
+                try {
+                    qp.postReceive(ReceiveWorkRequest.of(c.wrId(), new ScatterGatherEntry(receiveArena,
+                            (long) index * receiveSlotSize, receiveSlotSize)));
+                } catch (IllegalStateException closing) {
+                    // the queue pair is closing; end() follows with its cause
+                }
             }
             pump();
         }

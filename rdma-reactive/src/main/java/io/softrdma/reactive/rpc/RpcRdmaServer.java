@@ -6,7 +6,13 @@ import io.softrdma.cm.RpcRdmaPrivateData;
 import io.softrdma.mpa.MpaSettings;
 import io.softrdma.verbs.RdmaDevice;
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import reactor.core.Disposable;
@@ -157,13 +163,25 @@ public final class RpcRdmaServer {
             return connections.size();
         }
 
-        /** Stops listening and closes every connection. */
+        /**
+         * Stops listening and closes every connection, waiting (up to 5 s) for each to end before its event loops
+         * stop: calls still in a handler are then answered with nothing and release their buffers.
+         */
         @Override
         public void dispose() {
             disposed = true;
             listener.close();
+            List<CompletableFuture<Void>> ends = new ArrayList<>();
             for (RpcRdmaServerConnection c : connections) {
                 c.close();
+                ends.add(c.ended());
+            }
+            try {
+                CompletableFuture.allOf(ends.toArray(CompletableFuture[]::new)).get(5, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (ExecutionException | TimeoutException e) {
+                // closing anyway
             }
             if (ownsManager) {
                 cm.close();

@@ -64,11 +64,14 @@ final class RpcRdmaServerConnection {
     /** RDMA Reads of Read chunks in flight, by work request id. */
     private final LongObjectHashMap<Runnable> reads = new LongObjectHashMap<>();
     private long nextReadId = 1;
+    /** Calls whose Read chunks are being RDMA-Read: a connection that ends releases what they hold. */
+    private final java.util.Set<Call> reading = new java.util.HashSet<>();
     private int callsInProgress;
     private EventLoop loop;
     private RpcRdmaParameters parameters;
     private boolean ended;
     private Runnable onEnd = () -> { };
+    private final java.util.concurrent.CompletableFuture<Void> endedFuture = new java.util.concurrent.CompletableFuture<>();
     private final CompletionQueue.Handler dispatch = this::dispatch;
 
     private RpcRdmaServerConnection(ProtectionDomain pd, QueuePair qp, CompletionQueue cq, MemoryRegion sendArena,
@@ -142,9 +145,18 @@ final class RpcRdmaServerConnection {
         qp.close();
     }
 
+    /** Completes once the connection has ended and released what it held. */
+    java.util.concurrent.CompletableFuture<Void> ended() {
+        return endedFuture;
+    }
+
     private void postReceive(int index) {
-        qp.postReceive(ReceiveWorkRequest.of(RECEIVE_TAG | index, new ScatterGatherEntry(receiveArena,
-                (long) index * receiveSlotSize, receiveSlotSize)));
+        try {
+            qp.postReceive(ReceiveWorkRequest.of(RECEIVE_TAG | index, new ScatterGatherEntry(receiveArena,
+                    (long) index * receiveSlotSize, receiveSlotSize)));
+        } catch (IllegalStateException closing) {
+            // the queue pair is closing: no more calls will arrive, and this one still gets handled
+        }
     }
 
     private void drainCompletions() {
@@ -276,6 +288,7 @@ final class RpcRdmaServerConnection {
                 return;
             }
             readsPending = list.size();
+            reading.add(this);
             for (ReadSegment r : list) {
                 RdmaSegment s = r.segment();
                 MemoryRegion sink = pd.allocate(s.length(), Access.of(Access.LOCAL_WRITE));
@@ -291,6 +304,7 @@ final class RpcRdmaServerConnection {
         }
 
         private void assemble() {
+            reading.remove(this);
             List<ReadSegment> list = new ArrayList<>(header.readList());
             // Segments of one chunk share a position and follow each other; chunks go in position order.
             List<Integer> order = new ArrayList<>();
@@ -369,6 +383,10 @@ final class RpcRdmaServerConnection {
 
         /** Runs {@code task} on the event loop, or {@code orElse} if it has shut down (the server was disposed). */
         private void onLoop(Runnable task, Runnable orElse) {
+            if (loop.isShuttingDown()) {
+                orElse.run(); // a task queued now might never run
+                return;
+            }
             try {
                 loop.execute(task);
             } catch (java.util.concurrent.RejectedExecutionException gone) {
@@ -583,6 +601,10 @@ final class RpcRdmaServerConnection {
         }
         ended = true;
         reads.clear();
+        for (Call c : reading) {
+            c.inline.release(); // its sinks go with the protection domain
+        }
+        reading.clear();
         PendingReply r;
         while ((r = waitingForSlot.poll()) != null) {
             r.message().release();
@@ -593,5 +615,6 @@ final class RpcRdmaServerConnection {
         }
         pd.close();
         onEnd.run();
+        endedFuture.complete(null);
     }
 }
