@@ -24,7 +24,7 @@ class RemoteMemoryEndToEndTest {
 
     private String get(int port, String path) throws Exception {
         HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+                .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
         assertThat(r.statusCode()).as("GET %s", path).isEqualTo(200);
         return r.body();
     }
