@@ -165,8 +165,16 @@ public final class RpcRdmaConnection implements Disposable {
         return parameters;
     }
 
-    /** The responder's last grant (1 before the first reply). */
-    public int creditsGranted() {
+    /** The responder's last grant as it sent it (RFC 8166 §3.3.1), or -1 before the first reply. */
+    public long creditsGranted() {
+        return credits.lastGrant();
+    }
+
+    /**
+     * The calls this side lets be outstanding now: the last grant, taken as 1 if it was 0 and clamped to the
+     * receive buffers this side posted ({@code maxCredits}); 1 before the first reply.
+     */
+    public int creditLimit() {
         return credits.granted();
     }
 
@@ -225,6 +233,7 @@ public final class RpcRdmaConnection implements Disposable {
 
     private void submit(PendingCall p) {
         if (endCause != null) {
+            p.releaseArgs();
             p.fail(endCause);
             return;
         }

@@ -12,6 +12,7 @@ package io.softrdma.reactive.rpc;
 public final class RpcRdmaCredits {
     private final int max;
     private int granted = 1;
+    private long lastGrant = -1;
     private int outstanding;
 
     /** @param max the most calls this side can have outstanding (one receive buffer each) */
@@ -27,9 +28,14 @@ public final class RpcRdmaCredits {
         return max;
     }
 
-    /** The current grant, after the 0→1 and clamping rules. */
+    /** The calls that may be outstanding now: the last grant after the 0→1 and clamping rules (1 before one). */
     public int granted() {
         return granted;
+    }
+
+    /** The responder's last grant as it sent it, or -1 before the first reply. */
+    public long lastGrant() {
+        return lastGrant;
     }
 
     public int outstanding() {
@@ -50,6 +56,7 @@ public final class RpcRdmaCredits {
         if (outstanding > 0) {
             outstanding--;
         }
+        lastGrant = grant;
         granted = (int) Math.max(1, Math.min(max, grant));
     }
 
@@ -63,6 +70,7 @@ public final class RpcRdmaCredits {
     /** A new connection: one credit until the first reply. */
     public void reset() {
         granted = 1;
+        lastGrant = -1;
         outstanding = 0;
     }
 

@@ -114,7 +114,8 @@ class RpcRdmaEndToEndTest {
         assertThat(new String(Xdr.readOpaque(echo.results(), 100, "echo"))).isEqualTo("hello, svcrdma");
         echo.release();
         // RFC 8166 §3.3.1: the grant of the last reply (64), clamped to the 32 receives this side posted.
-        assertThat(client.creditsGranted()).isEqualTo(32);
+        assertThat(client.creditsGranted()).isEqualTo(64);
+        assertThat(client.creditLimit()).isEqualTo(32);
     }
 
     @Test
@@ -222,6 +223,7 @@ class RpcRdmaEndToEndTest {
         replies.forEach(RpcReply::release);
         assertThat(replies).hasSize(60);
         assertThat(client.creditsGranted()).isEqualTo(4);
+        assertThat(client.creditLimit()).isEqualTo(4);
         assertThat(mostInProgress.get()).as("calls in the handler at once").isBetween(1, 4);
     }
 

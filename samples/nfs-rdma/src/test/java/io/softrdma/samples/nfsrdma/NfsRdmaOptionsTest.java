@@ -1,0 +1,148 @@
+package io.softrdma.samples.nfsrdma;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.softrdma.mpa.MpaSettings;
+import io.softrdma.reactive.rpc.RpcAuth;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+class NfsRdmaOptionsTest {
+    @Test
+    void nullDefaults() {
+        NfsRdmaOptions o = NfsRdmaOptions.parse("--null", "3");
+        assertThat(o.read()).isFalse();
+        assertThat(o.nullCalls()).isEqualTo(3);
+        assertThat(o.host()).isEqualTo("127.0.0.1");
+        assertThat(o.port()).isEqualTo(20049);
+        assertThat(o.crc()).isFalse();
+        assertThat(o.remoteInvalidation()).isTrue();
+        assertThat(o.credits()).isEqualTo(32);
+        assertThat(o.inlineSize()).isEqualTo(4096);
+        assertThat(o.timeout()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(o.firstFpduProbe()).isEqualTo(Duration.ofMillis(200));
+        assertThat(o.machine()).isEqualTo("softrdma");
+        assertThat(o.uid()).isZero();
+        assertThat(o.gid()).isZero();
+        assertThat(o.verbose()).isFalse();
+    }
+
+    @Test
+    void readDefaults() {
+        NfsRdmaOptions o = NfsRdmaOptions.parse("--read", "/data.bin");
+        assertThat(o.read()).isTrue();
+        assertThat(o.path()).isEqualTo("/data.bin");
+        assertThat(o.offset()).isZero();
+        assertThat(o.count()).as("to the end of the file").isEqualTo(-1);
+        assertThat(o.chunkSize()).isEqualTo(65536);
+        assertThat(o.out()).isNull();
+        assertThat(o.stateid()).isEqualTo(NfsRdmaOptions.Stateid.ONES);
+        assertThat(o.window()).as("the credits").isZero();
+    }
+
+    @Test
+    void everyOption() {
+        NfsRdmaOptions o = NfsRdmaOptions.parse("--host", "10.0.2.15", "--port=17200", "--read", "/a/b",
+                "--offset", "262144", "--count", "131072", "--chunk-size", "131072", "--out", "/tmp/x.bin",
+                "--stateid", "zero", "--crc", "on", "--no-inv", "--credits", "128", "--inline-size", "1024",
+                "--window", "4", "--timeout", "2.5", "--probe", "0", "--machine", "siwhost", "--uid", "1000", "--gid", "4294967295",
+                "-v");
+        assertThat(o.host()).isEqualTo("10.0.2.15");
+        assertThat(o.port()).isEqualTo(17200);
+        assertThat(o.path()).isEqualTo("/a/b");
+        assertThat(o.offset()).isEqualTo(262144);
+        assertThat(o.count()).isEqualTo(131072);
+        assertThat(o.chunkSize()).isEqualTo(131072);
+        assertThat(o.out()).isEqualTo(Path.of("/tmp/x.bin"));
+        assertThat(o.stateid()).isEqualTo(NfsRdmaOptions.Stateid.ZERO);
+        assertThat(o.stateid().bytes()).containsOnly(0).hasSize(16);
+        assertThat(o.crc()).isTrue();
+        assertThat(o.remoteInvalidation()).isFalse();
+        assertThat(o.credits()).isEqualTo(128);
+        assertThat(o.inlineSize()).isEqualTo(1024);
+        assertThat(o.window()).isEqualTo(4);
+        assertThat(o.timeout()).isEqualTo(Duration.ofMillis(2500));
+        assertThat(o.firstFpduProbe()).isZero();
+        assertThat(o.mpaSettings().firstFpduProbe()).isZero();
+        assertThat(o.mpaSettings().replyTimeout()).isEqualTo(Duration.ofMillis(2500));
+        assertThat(o.machine()).isEqualTo("siwhost");
+        assertThat(o.uid()).isEqualTo(1000);
+        assertThat(o.gid()).isEqualTo(-1);
+        assertThat(o.verbose()).isTrue();
+    }
+
+    @Test
+    void mpaSettingsAndCredential() {
+        MpaSettings off = NfsRdmaOptions.parse("--null", "1").mpaSettings();
+        assertThat(off.crc()).isFalse();
+        assertThat(off.revision()).isEqualTo(MpaSettings.REVISION_2);
+        assertThat(NfsRdmaOptions.parse("--null", "1", "--crc", "on").mpaSettings().crc()).isTrue();
+        RpcAuth cred = NfsRdmaOptions.parse("--null", "1", "--machine", "siwhost").credential(0x5157ad00);
+        assertThat(cred).isEqualTo(RpcAuth.sys(0x5157ad00, "siwhost", 0, 0));
+        assertThat(cred.flavor()).isEqualTo(RpcAuth.AUTH_SYS);
+    }
+
+    @Test
+    void ones() {
+        assertThat(NfsRdmaOptions.Stateid.ONES.bytes()).containsOnly(0xff).hasSize(16);
+    }
+
+    @Test
+    void badValuesFailWithClearMessages() {
+        fails("--null 0", "--null 0 must be a whole number from 1 to 1000000");
+        fails("--null x", "--null x must be a whole number");
+        fails("--null 1 --port 0", "--port 0 must be a whole number from 1 to 65535");
+        fails("--null 1 --port 70000", "--port 70000 must be a whole number from 1 to 65535");
+        fails("--read /data.bin --offset -1", "--offset -1 must be a whole number from 0");
+        fails("--read /data.bin --count 0", "--count 0 must be a whole number from 1");
+        fails("--read /data.bin --chunk-size 0", "--chunk-size 0 must be a whole number from 1 to 1048576");
+        fails("--read /data.bin --chunk-size 2097152", "--chunk-size 2097152 must be a whole number from 1 to"
+                + " 1048576");
+        fails("--read /data.bin --stateid two", "--stateid two: use ones (READ bypass) or zero (anonymous)");
+        fails("--null 1 --crc yes", "--crc yes: use on or off");
+        fails("--null 1 --credits 0", "--credits 0 must be a whole number from 1 to 1024");
+        fails("--null 1 --credits 2000", "--credits 2000 must be a whole number from 1 to 1024");
+        fails("--null 1 --inline-size 512", "--inline-size 512 must be a whole number from 1024 to 262144");
+        fails("--null 1 --inline-size 1500", "--inline-size 1500 must be a whole number of KiB");
+        fails("--null 1 --inline-size 524288", "--inline-size 524288 must be a whole number from 1024 to 262144");
+        fails("--read /data.bin --window 0", "--window 0 must be a whole number from 1 to 1024");
+        fails("--null 1 --timeout 0", "--timeout 0 must be a number of seconds above 0");
+        fails("--null 1 --timeout soon", "--timeout soon must be a number of seconds");
+        fails("--null 1 --probe 60001", "--probe 60001 must be a whole number from 0 to 60000 (milliseconds");
+        fails("--null 1 --uid -1", "--uid -1 must be a whole number from 0 to 4294967295");
+        fails("--read", "--read needs a value");
+        fails("--read ''", "the path is empty");
+        fails("--read /a/../b", "'..' cannot be looked up");
+        fails("--null 1 --bogus 3", "unknown option --bogus");
+        fails("--null 1 -x", "unknown option -x");
+        fails("--null 1 stray", "unexpected argument stray");
+        fails("--null 1 --null 2", "--null is given twice");
+    }
+
+    @Test
+    void modesAreCheckedTogether() {
+        fails("", "say what to do: --null N (N NULL calls) or --read PATH");
+        fails("--port 17200", "say what to do");
+        fails("--null 3 --read /data.bin", "--null and --read exclude each other");
+        fails("--null 3 --offset 5", "--offset is for --read, not --null");
+        fails("--null 3 --out /tmp/x --count 5", "--count, --out are for --read, not --null");
+    }
+
+    private static void fails(String line, String message) {
+        String[] args = line.isEmpty() ? new String[0] : line.replace("''", "\u0000").split(" ");
+        for (int i = 0; i < args.length; i++) {
+            args[i] = args[i].replace("\u0000", "");
+        }
+        assertThatThrownBy(() -> NfsRdmaOptions.parse(args)).as(line).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(message);
+    }
+
+    @Test
+    void helpIsRecognised() {
+        assertThat(NfsRdmaOptions.wantsHelp(new String[] {"--null", "1", "--help"})).isTrue();
+        assertThat(NfsRdmaOptions.wantsHelp(new String[] {"-h"})).isTrue();
+        assertThat(NfsRdmaOptions.wantsHelp(new String[] {"--null", "1"})).isFalse();
+    }
+}
