@@ -212,14 +212,30 @@ public final class RpcRdmaConnection implements Disposable {
      * On success its writer index has advanced by the octets written ({@link RpcReply#writeChunkOctets()}).
      */
     public Mono<RpcReply> call(int program, int version, int procedure, ByteBuf args, ByteBuf resultSink) {
+        return call(program, version, procedure, args, resultSink, 0);
+    }
+
+    /**
+     * As {@link #call(int, int, int, ByteBuf, ByteBuf)}, offering a Reply chunk of {@code replyChunkSize} octets
+     * (RFC 8166 §3.5.5) when that is more than 0: a reply larger than the receive inline threshold is then
+     * RDMA-Written there rather than refused with ERR_CHUNK. The chunk is registered for this call only.
+     */
+    public Mono<RpcReply> call(int program, int version, int procedure, ByteBuf args, ByteBuf resultSink,
+            int replyChunkSize) {
         Objects.requireNonNull(args, "args");
         if (resultSink != null && !resultSink.isDirect()) {
             args.release();
             return Mono.error(new IllegalArgumentException("the result sink must be a direct buffer: the responder"
                     + " RDMA-Writes into registered memory"));
         }
+        if (replyChunkSize < 0) {
+            args.release();
+            return Mono.error(new IllegalArgumentException("replyChunkSize " + replyChunkSize + " must be 0 (none)"
+                    + " or more"));
+        }
         return Mono.create(sink -> {
             PendingCall p = new PendingCall(program, version, procedure, args, resultSink, sink);
+            p.replyChunkSize = replyChunkSize;
             sink.onCancel(() -> p.cancelled = true);
             if (loop.inEventLoop()) {
                 submit(p);
@@ -265,9 +281,15 @@ public final class RpcRdmaConnection implements Disposable {
                 writes = List.of(WriteChunk.of(p.sinkRegion.stag(), p.resultSink.writableBytes(),
                         p.sinkRegion.baseTaggedOffset() + p.resultSink.writerIndex()));
             }
+            WriteChunk replyChunk = null;
+            if (p.replyChunkSize > 0) {
+                p.replyBuffer = PooledByteBufAllocator.DEFAULT.directBuffer(p.replyChunkSize, p.replyChunkSize);
+                p.replyRegion = pd.register(p.replyBuffer, Access.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE));
+                replyChunk = WriteChunk.of(p.replyRegion.stag(), p.replyChunkSize, p.replyRegion.baseTaggedOffset());
+            }
             RpcCallHeader header = RpcCallHeader.of(xid, p.program, p.version, p.procedure, credential);
             int callLength = header.encodedLength() + p.args.readableBytes();
-            RpcRdmaHeader inline = RpcRdmaHeader.message(xid, credits.requested(), List.of(), writes, null);
+            RpcRdmaHeader inline = RpcRdmaHeader.message(xid, credits.requested(), List.of(), writes, replyChunk);
             ByteBuf memory = sendArena.buffer();
             int offset = slot * sendSlotSize;
             int length;
@@ -286,7 +308,7 @@ public final class RpcRdmaConnection implements Disposable {
                 RdmaSegment segment = new RdmaSegment(p.callRegion.stag(), callLength,
                         p.callRegion.baseTaggedOffset());
                 RpcRdmaHeader noMessage = RpcRdmaHeader.noMessage(xid, credits.requested(),
-                        List.of(new ReadSegment(0, segment)), writes, null);
+                        List.of(new ReadSegment(0, segment)), writes, replyChunk);
                 ByteBuf out = memory.slice(offset, sendSlotSize).clear();
                 noMessage.encode(out);
                 length = out.writerIndex();
@@ -401,7 +423,21 @@ public final class RpcRdmaConnection implements Disposable {
                 p.fail(new RpcRdmaErrorException("the responder refused the call with RDMA_ERROR " + e
                         + (e.code() == RpcRdmaError.ERR_VERS ? "; this side speaks version 1" : ""), e));
             }
-            case RDMA_MSG -> {
+            case RDMA_MSG, RDMA_NOMSG -> {
+                if (header.procedure() == RpcRdmaProcedure.RDMA_NOMSG) {
+                    // RFC 8166 §3.5.5: the reply is in the Reply chunk this call offered; the echo says how long.
+                    if (p.replyBuffer == null || header.replyChunk() == null) {
+                        throw new RpcRdmaProtocolException("an RDMA_NOMSG reply to XID 0x"
+                                + Integer.toHexString(p.xid) + (p.replyBuffer == null ? ", which offered no Reply chunk"
+                                : " without its Reply chunk") + " (RFC 8166 §3.5.5)");
+                    }
+                    long length = header.replyChunk().length();
+                    if (length > p.replyBuffer.capacity()) {
+                        throw new RpcRdmaProtocolException("the responder says it wrote " + length + " octets into a"
+                                + " Reply chunk of " + p.replyBuffer.capacity());
+                    }
+                    message = p.replyBuffer.slice(0, (int) length);
+                }
                 RpcReplyHeader reply = RpcReplyHeader.decode(message);
                 RpcException error = reply.toException(p.program, p.version, p.procedure);
                 if (error != null) {
@@ -421,8 +457,7 @@ public final class RpcRdmaConnection implements Disposable {
                 results.writeBytes(message);
                 p.succeed(new RpcReply(p.xid, results, written, remote));
             }
-            default -> throw new RpcRdmaProtocolException(header.procedure() + " reply without a Reply chunk"
-                    + " offered (RFC 8166 §3.5.5)");
+            default -> throw new RpcRdmaProtocolException("a " + header.procedure() + " reply (RFC 8166 §4.2.4)");
         }
     }
 
@@ -485,6 +520,9 @@ public final class RpcRdmaConnection implements Disposable {
         int slot;
         MemoryRegion sinkRegion;
         MemoryRegion callRegion;
+        int replyChunkSize;
+        ByteBuf replyBuffer;
+        MemoryRegion replyRegion;
         boolean done;
 
         PendingCall(int program, int version, int procedure, ByteBuf args, ByteBuf resultSink,
@@ -498,11 +536,12 @@ public final class RpcRdmaConnection implements Disposable {
         }
 
         boolean owns(int stag) {
-            return sinkRegion != null && sinkRegion.stag() == stag || callRegion != null && callRegion.stag() == stag;
+            return sinkRegion != null && sinkRegion.stag() == stag || callRegion != null && callRegion.stag() == stag
+                    || replyRegion != null && replyRegion.stag() == stag;
         }
 
         boolean hadRegions() {
-            return sinkRegion != null || callRegion != null;
+            return sinkRegion != null || callRegion != null || replyRegion != null;
         }
 
         void releaseArgs() {
@@ -514,7 +553,7 @@ public final class RpcRdmaConnection implements Disposable {
 
         /** Invalidates the call's STags (those the reply did not invalidate already) and deregisters them. */
         void closeRegions() {
-            for (MemoryRegion r : new MemoryRegion[] {sinkRegion, callRegion}) {
+            for (MemoryRegion r : new MemoryRegion[] {sinkRegion, callRegion, replyRegion}) {
                 if (r != null) {
                     r.invalidate();
                     r.close();
@@ -522,9 +561,19 @@ public final class RpcRdmaConnection implements Disposable {
             }
             sinkRegion = null;
             callRegion = null;
+            replyRegion = null;
+        }
+
+        /** The Reply chunk's memory, kept past its deregistration until the reply is decoded. */
+        void releaseReplyBuffer() {
+            if (replyBuffer != null) {
+                replyBuffer.release();
+                replyBuffer = null;
+            }
         }
 
         void succeed(RpcReply reply) {
+            releaseReplyBuffer();
             done = true;
             if (cancelled) {
                 reply.release();
@@ -534,6 +583,7 @@ public final class RpcRdmaConnection implements Disposable {
         }
 
         void fail(Throwable cause) {
+            releaseReplyBuffer();
             if (done) {
                 return;
             }

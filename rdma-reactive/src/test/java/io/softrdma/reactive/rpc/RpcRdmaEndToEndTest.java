@@ -191,6 +191,35 @@ class RpcRdmaEndToEndTest {
     }
 
     @Test
+    void rfc8166Section3_5_5AReplyAboveTheInlineThresholdIsWrittenIntoTheOfferedReplyChunk() {
+        start(RpcRdmaServer.create(), RpcRdmaClient.create());
+        RpcReply reply = client.call(PROGRAM, 1, BIG, Unpooled.buffer(4).writeInt(10_000), null, 16_384)
+                .block(TIMEOUT);
+        assertThat(reply.results().readableBytes()).isEqualTo(10_000);
+        while (reply.results().isReadable()) {
+            assertThat(reply.results().readByte()).isZero();
+        }
+        reply.release();
+        // One STag (the Reply chunk's), both ends set R: the RDMA_NOMSG reply invalidated it.
+        assertThat(client.remoteInvalidations()).isEqualTo(1);
+        // With a result sink as well there are two STags: no Send with Invalidate, both invalidated here.
+        ByteBuf sink = PooledByteBufAllocator.DEFAULT.directBuffer(8, 8);
+        try {
+            RpcReply both = client.call(PROGRAM, 1, BIG, Unpooled.buffer(4).writeInt(5_000), sink, 8_192)
+                    .block(TIMEOUT);
+            assertThat(both.results().readableBytes()).isEqualTo(5_000);
+            assertThat(both.remotelyInvalidated()).isFalse();
+            both.release();
+            assertThat(client.localInvalidations()).isEqualTo(1);
+        } finally {
+            sink.release();
+        }
+        // A Reply chunk too small for the reply: ERR_CHUNK, as with none.
+        StepVerifier.create(client.call(PROGRAM, 1, BIG, Unpooled.buffer(4).writeInt(10_000), null, 8_192))
+                .expectError(RpcRdmaErrorException.class).verify(TIMEOUT);
+    }
+
+    @Test
     void rpcErrorsAreTypedExceptions() {
         start(RpcRdmaServer.create(), RpcRdmaClient.create());
         StepVerifier.create(client.call(PROGRAM, 2, NULL, Unpooled.EMPTY_BUFFER))
