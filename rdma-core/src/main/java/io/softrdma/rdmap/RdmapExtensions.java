@@ -24,7 +24,7 @@ import java.util.Objects;
  * </pre>
  *
  * The block goes after the application's own private data, so that a block that must come first (RFC 8797's,
- * which Linux's NFS server looks for at offset 0) stays first; it is found by its identifier, as RFC 8797's is.
+ * which Linux's NFS server looks for at offset 0) stays first; it is found there, at the end, and only there.
  *
  * <p>Thread safety: immutable.
  *
@@ -76,22 +76,23 @@ public record RdmapExtensions(boolean atomics, boolean immediateData) {
     }
 
     /**
-     * The extensions a block in {@code privateData} names (the last version 1 block, if several), or
-     * {@link #NONE} when there is none. Unknown flag bits are ignored, so a later version may add some.
+     * The extensions the block that ends {@code privateData} names, or {@link #NONE} when it does not end with
+     * one. Only the last 8 octets are looked at, where {@link #appendTo} puts the block: application data that
+     * happens to contain the identifier elsewhere enables nothing. Unknown flag bits are ignored, so a later
+     * version may add some.
      */
     public static RdmapExtensions find(byte[] privateData) {
-        if (privateData == null) {
+        if (privateData == null || privateData.length < BLOCK_LENGTH) {
             return NONE;
         }
-        for (int i = privateData.length - BLOCK_LENGTH; i >= 0; i--) {
-            int id = (privateData[i] & 0xFF) << 24 | (privateData[i + 1] & 0xFF) << 16
-                    | (privateData[i + 2] & 0xFF) << 8 | privateData[i + 3] & 0xFF;
-            if (id == FORMAT_IDENTIFIER && privateData[i + 4] == VERSION_1) {
-                int flags = privateData[i + 5];
-                return new RdmapExtensions((flags & FLAG_ATOMICS) != 0, (flags & FLAG_IMMEDIATE_DATA) != 0);
-            }
+        int i = privateData.length - BLOCK_LENGTH;
+        int id = (privateData[i] & 0xFF) << 24 | (privateData[i + 1] & 0xFF) << 16
+                | (privateData[i + 2] & 0xFF) << 8 | privateData[i + 3] & 0xFF;
+        if (id != FORMAT_IDENTIFIER || privateData[i + 4] != VERSION_1) {
+            return NONE;
         }
-        return NONE;
+        int flags = privateData[i + 5];
+        return new RdmapExtensions((flags & FLAG_ATOMICS) != 0, (flags & FLAG_IMMEDIATE_DATA) != 0);
     }
 
     /** The private data of a responder's Reply: its own, plus a block with what it accepts of the Request's. */

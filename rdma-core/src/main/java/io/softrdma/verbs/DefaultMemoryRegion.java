@@ -191,17 +191,24 @@ final class DefaultMemoryRegion implements MemoryRegion {
         return checkBounds(to, AtomicRequestCodec.OPERAND_LENGTH);
     }
 
-    /** Applies an atomic operation to the word at tagged offset {@code to}, which {@link #checkAtomic} accepted. */
-    long atomic(long to, AtomicOperation op, long addOrSwapData, long addOrSwapMask, long compareData,
-            long compareMask) {
+    /**
+     * Applies an atomic operation to the word at tagged offset {@code to}, which {@link #checkAtomic} accepted.
+     * Under the region's lock, as {@link #close()} is: a region closed meanwhile (its memory back in the pool)
+     * is never written.
+     *
+     * @throws IllegalStateException if the region was closed or invalidated since the check
+     */
+    synchronized long atomic(int stag, long to, AtomicOperation op, long addOrSwapData, long addOrSwapMask,
+            long compareData, long compareMask) {
+        if (closed || validStag != stag) {
+            throw new IllegalStateException("region 0x" + Integer.toHexString(stag) + " closed or invalidated");
+        }
         ByteBuffer view = atomicView;
         if (view == null) {
             view = registered.nioBuffer(0, length);
             atomicView = view;
         }
-        long address = registered.hasMemoryAddress() ? registered.memoryAddress() : 0;
-        return RemoteAtomics.apply(view, address, indexOf(to), op, addOrSwapData, addOrSwapMask, compareData,
-                compareMask);
+        return RemoteAtomics.apply(view, indexOf(to), op, addOrSwapData, addOrSwapMask, compareData, compareMask);
     }
 
     /** §7.2 c-e: TO within the region, TO + length within it, and no wrap past 2^64. */

@@ -54,8 +54,9 @@ final class DefaultProtectionDomain implements ProtectionDomain {
             throw new IllegalArgumentException("length " + length + " must not be negative");
         }
         ByteBuf memory = PooledByteBufAllocator.DEFAULT.directBuffer(length, length);
-        if (access.contains(Access.REMOTE_READ)) {
-            // Pooled memory holds what its last user left there: never let a peer read that.
+        if (access.contains(Access.REMOTE_READ) || access.contains(Access.REMOTE_ATOMIC)) {
+            // Pooled memory holds what its last user left there: never let a peer read that (an atomic returns
+            // the word's value before, so it reads too).
             memory.setZero(0, length);
         }
         memory.writerIndex(length);

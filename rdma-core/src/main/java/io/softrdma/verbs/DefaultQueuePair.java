@@ -604,9 +604,9 @@ final class DefaultQueuePair implements QueuePair {
     }
 
     /**
-     * The Read (or atomic) a Terminate names fails with a remote error rather than as flushed: a Read by the
-     * SinkSTag of the RDMA header it carries, an atomic by the MSN of the Read Request queue in its DDP header
-     * (RFC 7306's Atomic Request has no 28-octet header to return).
+     * The Read (or atomic) a Terminate names fails with a remote error rather than as flushed: by the SinkSTag
+     * of the RDMA header it carries, or else by the MSN of the Read Request queue in its DDP header (an Atomic
+     * Request has no 28-octet header to return, and a Read beyond IRD is reported without it).
      */
     private void failMatchingRead(ReceivedTerminate t) {
         WorkCompletionStatus status = t.code().layer() == 0 && t.code().errorType() == 1
@@ -627,7 +627,7 @@ final class DefaultQueuePair implements QueuePair {
                 continue;
             }
             if (byStag ? e.wr.opcode() == SendWorkRequest.Opcode.RDMA_READ && e.sinkStag == sinkStag
-                    : e.wr.opcode().isAtomic() && e.msn == msn) {
+                    : e.msn == msn) {
                 e.finish(status);
                 return;
             }

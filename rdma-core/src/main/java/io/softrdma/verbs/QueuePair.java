@@ -52,17 +52,17 @@ public interface QueuePair extends AutoCloseable {
     int inboundReadsQueued();
 
     /**
-     * Messages and payload octets per opcode and direction (for metrics).
-     *
-     * @return this queue pair's counters
-     */
-    /**
      * The RFC 7306 extensions this stream may use: those both ends named at connection setup
      * ({@link RdmapExtensions}), {@link RdmapExtensions#NONE} before then and with a peer that did not (Linux
      * siw). Posting an atomic or Immediate Data without them fails; receiving one is an unexpected opcode.
      */
     RdmapExtensions extensions();
 
+    /**
+     * Messages and payload octets per opcode and direction (for metrics).
+     *
+     * @return this queue pair's counters
+     */
     QueuePairCounters counters();
 
     /**

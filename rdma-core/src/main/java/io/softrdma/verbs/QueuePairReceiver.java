@@ -435,7 +435,12 @@ final class QueuePairReceiver {
      */
     private TerminateCause immediateData(ByteBuf u, RdmapOpcode opcode, boolean last) {
         int base = u.readerIndex();
-        TerminateCause error = checkUntagged(u, UntaggedHeaderCodec.QN_SEND, sendMsn, sendReceived);
+        if (untaggedInProgress) {
+            // A message of its own, never a segment of the Send still being received.
+            return segmentError(RdmapError.OPERATION_UNEXPECTED_OPCODE, u, false, false, "Immediate Data inside an"
+                    + " unfinished message on QN " + untaggedQn + " (untagged messages do not interleave)");
+        }
+        TerminateCause error = checkUntagged(u, UntaggedHeaderCodec.QN_SEND, sendMsn, 0);
         if (error != null) {
             return error;
         }
@@ -497,9 +502,15 @@ final class QueuePairReceiver {
             return segmentError(protectionError(check), u, false, false, String.format("%s on STag 0x%08x TO 0x%x:"
                     + " %s (RFC 7306 §4, RFC 5040 §7.2)", op, stag, to, describe(check, region)));
         }
-        long original = region.atomic(to, op, AtomicRequestCodec.addOrSwapData(u, h),
-                AtomicRequestCodec.addOrSwapMask(u, h), AtomicRequestCodec.compareData(u, h),
-                AtomicRequestCodec.compareMask(u, h));
+        long original;
+        try {
+            original = region.atomic(stag, to, op, AtomicRequestCodec.addOrSwapData(u, h),
+                    AtomicRequestCodec.addOrSwapMask(u, h), AtomicRequestCodec.compareData(u, h),
+                    AtomicRequestCodec.compareMask(u, h));
+        } catch (IllegalStateException closedMeanwhile) {
+            return segmentError(RdmapError.PROTECTION_INVALID_STAG, u, false, false, String.format("%s on STag"
+                    + " 0x%08x: the region was closed or invalidated as the request arrived", op, stag));
+        }
         InboundRead r = qp.irq[(int) (qp.irqTail % qp.irq.length)];
         r.source = null;
         r.length = 0;

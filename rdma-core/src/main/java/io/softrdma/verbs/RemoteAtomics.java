@@ -26,7 +26,7 @@ final class RemoteAtomics {
     private static final VarHandle WORD = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
     private static final int STRIPES = 64;
     private static final Object[] LOCKS = new Object[STRIPES];
-    /** For a misaligned word of memory whose address Netty cannot tell: one lock, correct if slow. */
+    /** For a word of heap memory, which has no stable address: one lock, correct if slow. */
     private static final Object UNKNOWN_ADDRESS = new Object();
 
     static {
@@ -41,11 +41,10 @@ final class RemoteAtomics {
     /**
      * Applies {@code op} to the word at {@code index} of {@code memory} and returns its value before.
      *
-     * @param memory a direct buffer over the region's memory, index 0 its first octet
-     * @param address the memory address of index 0, or 0 if unknown
+     * @param memory a buffer over the region's memory, index 0 its first octet
      */
-    static long apply(ByteBuffer memory, long address, int index, AtomicOperation op, long addOrSwapData,
-            long addOrSwapMask, long compareData, long compareMask) {
+    static long apply(ByteBuffer memory, int index, AtomicOperation op, long addOrSwapData, long addOrSwapMask,
+            long compareData, long compareMask) {
         if (memory.isDirect() && memory.alignmentOffset(index, Long.BYTES) == 0) {
             if (op == AtomicOperation.FETCH_ADD && addOrSwapMask == 0) {
                 return (long) WORD.getAndAdd(memory, index, addOrSwapData);
@@ -66,7 +65,9 @@ final class RemoteAtomics {
                 original = witness;
             }
         }
-        Object lock = address == 0 ? UNKNOWN_ADDRESS : LOCKS[(int) ((address + index) >>> 3 & (STRIPES - 1))];
+        // Keyed by the word's address (alignmentOffset reads it from a direct buffer), so that two regions over
+        // the same memory take the same lock; a heap buffer has no stable address, and takes one lock for all.
+        Object lock = memory.isDirect() ? LOCKS[memory.alignmentOffset(index, 8 * STRIPES) >>> 3] : UNKNOWN_ADDRESS;
         synchronized (lock) {
             // Plain access through the VarHandle is allowed unaligned, and leaves the buffer's byte order alone.
             long original = (long) WORD.get(memory, index);

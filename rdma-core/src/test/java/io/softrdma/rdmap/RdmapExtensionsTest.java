@@ -71,14 +71,16 @@ class RdmapExtensionsTest {
     }
 
     @Test
-    void findLocatesTheBlockAtAnyOffsetWithoutAlignment() {
+    void findReadsTheBlockOnlyWhereAppendToPutsItAtTheEnd() {
         for (int prefix = 0; prefix <= 20; prefix++) {
             byte[] before = new byte[prefix];
             Arrays.fill(before, (byte) 0x5A);
             assertThat(RdmapExtensions.find(concat(before, block(1, 0x01))))
                     .as("block at the end, after %d octets", prefix).isEqualTo(ATOMICS_ONLY);
+            // Application data that happens to hold the identifier (or a peer echoing the Request's private data
+            // before its own) must not enable opcodes the peer may not have.
             assertThat(RdmapExtensions.find(concat(before, block(1, 0x02), new byte[] {1, 2, 3})))
-                    .as("block in the middle, after %d octets", prefix).isEqualTo(IMMEDIATE_ONLY);
+                    .as("block in the middle, after %d octets", prefix).isEqualTo(RdmapExtensions.NONE);
         }
     }
 
@@ -107,8 +109,8 @@ class RdmapExtensionsTest {
         assertThat(RdmapExtensions.find(block(2, 0x03))).isEqualTo(RdmapExtensions.NONE);
         assertThat(RdmapExtensions.find(block(0, 0x03))).isEqualTo(RdmapExtensions.NONE);
         assertThat(RdmapExtensions.find(block(0xFF, 0x03))).isEqualTo(RdmapExtensions.NONE);
-        assertThat(RdmapExtensions.find(concat(block(1, 0x01), block(2, 0x03))))
-                .as("a version 1 block is still found next to one of another version").isEqualTo(ATOMICS_ONLY);
+        assertThat(RdmapExtensions.find(concat(block(2, 0x03), block(1, 0x01))))
+                .as("the version 1 block that ends the data, after one of another version").isEqualTo(ATOMICS_ONLY);
     }
 
     @Test

@@ -308,4 +308,70 @@ class Rfc7306TerminateTest {
         assertThat(c.status()).isEqualTo(WorkCompletionStatus.REMOTE_ACCESS_ERROR);
         assertThat(c.opcode()).isEqualTo(WorkCompletionOpcode.ATOMIC_FETCH_ADD);
     }
+
+    @Test
+    void atomicOnARegionOfAnotherProtectionDomainSendsStagNotAssociated() throws Exception {
+        connect();
+        ProtectionDomain other = device.allocateProtectionDomain();
+        try {
+            MemoryRegion r = other.allocate(64, Access.of(Access.LOCAL_WRITE, Access.REMOTE_ATOMIC));
+            String s = atomicRequest(1, 0, 1, r.stag(), 8, 1, 0, 0, 0);
+            peer.send(s);
+            expectTerminate(terminate(0, 1, 0x03, s.substring(0, 36), 70, ""), "PROTECTION_STAG_NOT_ASSOCIATED");
+        } finally {
+            other.close();
+        }
+    }
+
+    @Test
+    void atomicRequestInTwoSegmentsSendsMessageTooLong() throws Exception {
+        connect();
+        String whole = atomicRequest(1, 0, 1, 1, 8, 1, 0, 0, 0);
+        String first = untagged(0xA, false, 0, 1, 1, 0) + whole.substring(36, 36 + 2 * 26);
+        peer.send(first);
+        expectTerminate(terminate(1, 2, 0x05, first.substring(0, 36), 44, ""), "UNTAGGED_MESSAGE_TOO_LONG");
+    }
+
+    @Test
+    void atomicResponseWithAnotherRequestIdentifierSendsUnexpectedOpcode() throws Exception {
+        connect();
+        peer.send(tagged(0, true, 1, 0));
+        qp.postSend(SendWorkRequest.fetchAdd(9, 0x4444, 0, 1));
+        assertThat(peer.next()).startsWith(untagged(0xA, true, 0, 1, 1, 0));
+        String s = untagged(0xB, true, 0, 3, 1, 0) + "00000002" + "0000000000000005";
+        peer.send(s);
+        expectTerminate(terminate(0, 2, 0x06, s.substring(0, 36), 30, ""), "OPERATION_UNEXPECTED_OPCODE");
+    }
+
+    @Test
+    void immediateDataInsideAnUnfinishedSendSendsUnexpectedOpcode() throws Exception {
+        connect();
+        MemoryRegion buffer = pd.allocate(64, Access.of(Access.LOCAL_WRITE));
+        qp.postReceive(ReceiveWorkRequest.of(1, ScatterGatherEntry.of(buffer)));
+        qp.postReceive(ReceiveWorkRequest.of(2, ScatterGatherEntry.of(buffer)));
+        peer.send(untagged(3, false, 0, 0, 1, 0) + "aabbccdd");
+        String s = untagged(8, true, 0, 0, 1, 4) + "0102030405060708";
+        peer.send(s);
+        expectTerminate(terminate(0, 2, 0x06, s.substring(0, 36), 26, ""), "OPERATION_UNEXPECTED_OPCODE");
+        buffer.close();
+    }
+
+    @Test
+    void aRegionAPeerMayApplyAtomicsToStartsZeroedAsAtomicsReadTheWordBefore() throws Exception {
+        connect();
+        // Leave something in pooled memory, then take the same size back for atomics.
+        for (int i = 0; i < 4; i++) {
+            MemoryRegion dirty = pd.allocate(256, Access.of(Access.LOCAL_WRITE));
+            for (int at = 0; at < 256; at += 8) {
+                dirty.buffer().setLong(at, 0x5EC2E7_5EC2E7L);
+            }
+            dirty.close();
+        }
+        MemoryRegion r = pd.allocate(256, Access.of(Access.LOCAL_WRITE, Access.REMOTE_ATOMIC));
+        for (int at = 0; at < 256; at += 8) {
+            peer.send(atomicRequest(1 + at / 8, 0, at, r.stag(), at, 0, 0, 0, 0));
+            assertThat(peer.next()).as("word at %d", at).endsWith("0000000000000000");
+        }
+        r.close();
+    }
 }

@@ -98,6 +98,7 @@ class PerfLoopbackTest {
         RdmaDevice device = RdmaDevice.create();
         ConnectionManager cm = ConnectionManager.create(transport, transport.newEventLoopGroup(1,
                 new DefaultThreadFactory("no-atomics", true)));
+        java.util.List<QueuePair> accepted = new java.util.concurrent.CopyOnWriteArrayList<>();
         try {
             InetSocketAddress any = new InetSocketAddress("127.0.0.1", 0);
             RdmaListener listener = cm.listen(any, MpaSettings.defaults(), request -> {
@@ -106,6 +107,7 @@ class PerfLoopbackTest {
                 MemoryRegion word = pd.allocate(8, Access.of(Access.LOCAL_WRITE, Access.REMOTE_READ));
                 request.accept(qp, new Reply(word.stag(), word.baseTaggedOffset(), 8, 16).encode());
                 qp.closeFuture().whenComplete((v, e) -> pd.close());
+                accepted.add(qp);
             });
             try (listener) {
                 RdmaPerfClient client = new RdmaPerfClient(cm, device,
@@ -116,6 +118,11 @@ class PerfLoopbackTest {
                         .hasMessageContaining("did not agree to RFC 7306 atomics");
             }
         } finally {
+            // The server's queue pair releases its memory when it closes: close it before the loops stop.
+            for (QueuePair qp : accepted) {
+                qp.close();
+                qp.closeFuture().handle((v, e) -> null).get(5, TimeUnit.SECONDS);
+            }
             cm.eventLoopGroup().shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         }
     }
