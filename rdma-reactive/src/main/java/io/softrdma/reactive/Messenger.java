@@ -758,6 +758,7 @@ final class Messenger {
                 return;
             }
             immediateReceiver = sink;
+            immediateDemand = 0; // a new subscriber starts with its own demand, not what the last one left
             sink.onRequest(n -> loop.execute(() -> {
                 if (immediateReceiver != sink) {
                     return;
@@ -791,6 +792,9 @@ final class Messenger {
     }
 
     private void drainHeldImmediates() {
+        if (immediateReceiver != null && immediateReceiver.isCancelled()) {
+            immediateReceiver = null; // its onDispose is on its way; nothing more goes to it meanwhile
+        }
         while (immediateDemand > 0 && immediateReceiver != null && !heldImmediates.isEmpty()) {
             long data = heldImmediates.pollFirst();
             if (immediateDemand != Long.MAX_VALUE) {

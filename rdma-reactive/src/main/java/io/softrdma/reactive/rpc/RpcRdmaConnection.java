@@ -141,7 +141,9 @@ public final class RpcRdmaConnection implements Disposable {
                 RpcRdmaConnection connection = new RpcRdmaConnection(c, pd, cq, sendArena, receiveArena, sendSize,
                         receiveSize, maxCredits, credential);
                 connection.start();
-                result.complete(connection);
+                if (!result.complete(connection)) {
+                    connection.dispose(); // the caller cancelled, or timed out, meanwhile: nobody owns it
+                }
             });
         } catch (RuntimeException e) {
             pd.close();
@@ -277,9 +279,12 @@ public final class RpcRdmaConnection implements Disposable {
         try {
             List<WriteChunk> writes = List.of();
             if (p.resultSink != null) {
-                p.sinkRegion = pd.register(p.resultSink, Access.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE));
-                writes = List.of(WriteChunk.of(p.sinkRegion.stag(), p.resultSink.writableBytes(),
-                        p.sinkRegion.baseTaggedOffset() + p.resultSink.writerIndex()));
+                // Only the writable part is registered: the responder can reach nothing the caller holds already.
+                p.sinkRegion = pd.register(p.resultSink.slice(p.resultSink.writerIndex(), p.resultSink.writableBytes()),
+                        Access.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE));
+                p.sinkChunk = WriteChunk.of(p.sinkRegion.stag(), p.resultSink.writableBytes(),
+                        p.sinkRegion.baseTaggedOffset());
+                writes = List.of(p.sinkChunk);
             }
             WriteChunk replyChunk = null;
             if (p.replyChunkSize > 0) {
@@ -351,8 +356,9 @@ public final class RpcRdmaConnection implements Disposable {
                 freeSendSlots[freeSendSlotCount++] = (int) c.wrId();
                 pump();
             }
-        } catch (RpcRdmaProtocolException e) {
-            logger.debug("{}: {}", rdma, e.getMessage());
+        } catch (RuntimeException e) {
+            // A malformed reply, or a failure handling one: the connection cannot be trusted to continue.
+            logger.debug("{}: {}", rdma, e.toString());
             end(e);
             qp.close();
         }
@@ -389,7 +395,7 @@ public final class RpcRdmaConnection implements Disposable {
                             c.invalidatedStag()));
                 }
                 completeCall(p, header, message, remote);
-            } catch (RpcRdmaProtocolException e) {
+            } catch (RuntimeException e) {
                 p.closeRegions();
                 p.fail(e);
                 throw e;
@@ -444,12 +450,21 @@ public final class RpcRdmaConnection implements Disposable {
                     p.fail(error);
                     return;
                 }
+                if (reply.xid() != p.xid) {
+                    throw new RpcRdmaProtocolException(String.format("the RPC reply's XID 0x%08x differs from its"
+                            + " transport header's 0x%08x", reply.xid(), p.xid));
+                }
                 long written = 0;
-                if (p.resultSink != null && !header.writeList().isEmpty()) {
-                    written = header.writeList().get(0).length();
-                    if (written > p.resultSink.writableBytes()) {
-                        throw new RpcRdmaProtocolException("the responder says it wrote " + written + " octets into"
-                                + " a Write chunk of " + p.resultSink.writableBytes());
+                if (p.sinkChunk != null && !header.writeList().isEmpty()) {
+                    // RFC 8166 §3.4.6: the echo is the chunk sent, each segment's length what was written.
+                    RdmaSegment sent = p.sinkChunk.segments().get(0);
+                    List<RdmaSegment> echo = header.writeList().get(0).segments();
+                    RdmaSegment got = echo.get(0);
+                    written = got.unsignedLength();
+                    if (echo.size() != 1 || got.handle() != sent.handle() || got.offset() != sent.offset()
+                            || written > sent.unsignedLength()) {
+                        throw new RpcRdmaProtocolException("the Write chunk echoed as " + echo + " for " + sent
+                                + " (RFC 8166 §3.4.6)");
                     }
                     p.resultSink.writerIndex(p.resultSink.writerIndex() + (int) written);
                 }
@@ -520,6 +535,7 @@ public final class RpcRdmaConnection implements Disposable {
         int slot;
         MemoryRegion sinkRegion;
         MemoryRegion callRegion;
+        WriteChunk sinkChunk;
         int replyChunkSize;
         ByteBuf replyBuffer;
         MemoryRegion replyRegion;

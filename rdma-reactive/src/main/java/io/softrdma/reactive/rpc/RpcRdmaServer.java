@@ -33,6 +33,12 @@ import reactor.core.Disposable;
  */
 public final class RpcRdmaServer {
     private static final RdmaDevice DEVICE = RdmaDevice.create("rpc-rdma-server");
+    /**
+     * The largest call this server takes, inline and Read chunks together (Linux's svcrdma takes about 1 MiB of
+     * payload): the memory for a call's chunks is allocated before they are read, so a peer's lengths are
+     * bounded here. A larger call is answered with ERR_CHUNK.
+     */
+    public static final int MAX_CALL_SIZE = (1 << 20) + 4096;
 
     private final String host;
     private final int port;
@@ -129,10 +135,13 @@ public final class RpcRdmaServer {
         RpcRdmaPrivateData local = RpcRdmaPrivateData.of(remoteInvalidation, sendSize, receiveSize);
         Set<RpcRdmaServerConnection> connections = ConcurrentHashMap.newKeySet();
         RdmaListener listener = cm.listen(new InetSocketAddress(host, port), mpa, request -> {
-            RpcRdmaServerConnection c = RpcRdmaServerConnection.accept(DEVICE, request, local, maxRequests, handler);
+            RpcRdmaServerConnection c = RpcRdmaServerConnection.accept(DEVICE, request, local, maxRequests, handler,
+                    connections::remove);
             if (c != null) {
                 connections.add(c);
-                c.onEnd(() -> connections.remove(c));
+                if (c.ended().isDone()) {
+                    connections.remove(c); // it ended before it was added
+                }
             }
         });
         return new Bound(listener, cm, ownsManager, connections);

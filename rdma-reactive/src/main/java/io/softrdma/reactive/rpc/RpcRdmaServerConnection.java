@@ -59,8 +59,11 @@ final class RpcRdmaServerConnection {
     /** Per send slot: the regions its reply's RDMA Writes read from, closed when the reply Send completes. */
     private final List<List<MemoryRegion>> slotSources = new ArrayList<>();
 
-    private record PendingReply(ByteBuf message, int invalidateStag, List<MemoryRegion> sources) {
+    private record PendingReply(ByteBuf message, int invalidateStag, List<MemoryRegion> sources,
+            List<SendWorkRequest> writes) {
     }
+    /** Calls whose handler has not answered yet: a connection that ends cancels them and releases their arguments. */
+    private final java.util.Set<Call> inHandler = new java.util.HashSet<>();
     /** RDMA Reads of Read chunks in flight, by work request id. */
     private final LongObjectHashMap<Runnable> reads = new LongObjectHashMap<>();
     private long nextReadId = 1;
@@ -70,7 +73,7 @@ final class RpcRdmaServerConnection {
     private EventLoop loop;
     private RpcRdmaParameters parameters;
     private boolean ended;
-    private Runnable onEnd = () -> { };
+    private volatile Runnable onEnd = () -> { };
     private final java.util.concurrent.CompletableFuture<Void> endedFuture = new java.util.concurrent.CompletableFuture<>();
     private final CompletionQueue.Handler dispatch = this::dispatch;
 
@@ -94,10 +97,12 @@ final class RpcRdmaServerConnection {
 
     /** Accepts {@code request} with a fresh queue pair whose receives are posted; null if that failed. */
     static RpcRdmaServerConnection accept(RdmaDevice device, ConnectRequest request, RpcRdmaPrivateData local,
-            int maxRequests, RpcHandler handler) {
+            int maxRequests, RpcHandler handler, java.util.function.Consumer<RpcRdmaServerConnection> onEnd) {
         ProtectionDomain pd = device.allocateProtectionDomain();
         try {
-            int depth = maxRequests * (MAX_SEGMENTS_PER_CALL + 1);
+            // Per call at most MAX_SEGMENTS_PER_CALL Reads while it is read, and per send slot that many Writes and
+            // its Send: a reply's Writes are posted only once it has a slot.
+            int depth = maxRequests * (2 * MAX_SEGMENTS_PER_CALL + 1);
             CompletionQueue cq = device.createCompletionQueue(depth + maxRequests);
             QueuePair qp = pd.createQueuePair(QueuePairConfig.of(cq).withSendQueueDepth(Math.min(depth, 1 << 16))
                     .withReceiveQueueDepth(maxRequests).withReadDepths(16, 1));
@@ -105,6 +110,7 @@ final class RpcRdmaServerConnection {
             MemoryRegion receiveArena = pd.allocate(maxRequests * local.receiveSize(), Access.of(Access.LOCAL_WRITE));
             RpcRdmaServerConnection c = new RpcRdmaServerConnection(pd, qp, cq, sendArena, receiveArena,
                     local.sendSize(), local.receiveSize(), maxRequests, handler);
+            c.onEnd = () -> onEnd.accept(c);
             for (int i = 0; i < maxRequests; i++) {
                 c.postReceive(i);
             }
@@ -112,6 +118,8 @@ final class RpcRdmaServerConnection {
             request.accept(qp, local.encode()).whenComplete((connection, failure) -> {
                 if (failure != null) {
                     pd.close();
+                    c.onEnd.run();
+                    c.endedFuture.complete(null);
                     return;
                 }
                 c.start(connection);
@@ -123,10 +131,6 @@ final class RpcRdmaServerConnection {
             request.reject(new byte[0]);
             return null;
         }
-    }
-
-    void onEnd(Runnable onEnd) {
-        this.onEnd = onEnd;
     }
 
     private void start(RdmaConnection connection) {
@@ -187,7 +191,7 @@ final class RpcRdmaServerConnection {
                 freeSendSlots[freeSendSlotCount++] = slot;
                 PendingReply next = waitingForSlot.poll();
                 if (next != null) {
-                    send(next.message(), next.invalidateStag(), next.sources());
+                    send(next.message(), next.invalidateStag(), next.sources(), next.writes());
                 }
             } else {
                 Runnable done = reads.remove(id);
@@ -236,6 +240,10 @@ final class RpcRdmaServerConnection {
             postReceive(index); // everything needed is copied out
         }
         Call call = new Call(header, inline);
+        if (!readListWithinBounds(header, inline.readableBytes())) {
+            call.fail(RpcRdmaError.chunk()); // more than this server takes as one call
+            return;
+        }
         if (segments(header) > MAX_SEGMENTS_PER_CALL || !header.readList().isEmpty()
                 && header.procedure() == RpcRdmaProcedure.RDMA_NOMSG && !positionZeroOnly(header)) {
             call.fail(RpcRdmaError.chunk());
@@ -256,6 +264,22 @@ final class RpcRdmaServerConnection {
         return n + (h.replyChunk() == null ? 0 : h.replyChunk().segments().size());
     }
 
+    /**
+     * Whether the Read list asks this side to fetch at most {@link RpcRdmaServer#MAX_CALL_SIZE} octets, in
+     * segments of positive length at XDR-aligned positions: the memory for them is allocated before any Read.
+     */
+    private static boolean readListWithinBounds(RpcRdmaHeader h, int inline) {
+        long total = inline;
+        for (ReadSegment r : h.readList()) {
+            long n = r.segment().unsignedLength();
+            if (n == 0 || r.position() < 0 || (r.position() & 3) != 0) {
+                return false;
+            }
+            total += n;
+        }
+        return total <= RpcRdmaServer.MAX_CALL_SIZE;
+    }
+
     private static boolean positionZeroOnly(RpcRdmaHeader h) {
         for (ReadSegment r : h.readList()) {
             if (r.position() != 0) {
@@ -272,6 +296,8 @@ final class RpcRdmaServerConnection {
         ByteBuf message;
         int readsPending;
         final List<MemoryRegion> sinks = new ArrayList<>();
+        final java.util.concurrent.atomic.AtomicBoolean argumentsReleased = new java.util.concurrent.atomic.AtomicBoolean();
+        volatile reactor.core.Disposable subscription;
 
         Call(RpcRdmaHeader header, ByteBuf inline) {
             this.header = header;
@@ -327,7 +353,9 @@ final class RpcRdmaServerConnection {
                     out.writeZero(Xdr.pad(out.writerIndex())); // RFC 8166 §3.4.4: a chunk's XDR padding is not sent
                 }
             }
-            out.writeBytes(inline, inline.readerIndex() + consumed, inline.readableBytes() - consumed);
+            if (header.procedure() == RpcRdmaProcedure.RDMA_MSG) {
+                out.writeBytes(inline, inline.readerIndex() + consumed, inline.readableBytes() - consumed);
+            } // RDMA_NOMSG: the whole call is in the position-zero chunk; octets after the header are not part of it
             inline.release();
             inline = null;
             closeSinks();
@@ -346,6 +374,9 @@ final class RpcRdmaServerConnection {
             RpcCallHeader call;
             try {
                 call = RpcCallHeader.decode(message);
+                if (call.xid() != header.xid()) {
+                    throw new RpcRdmaProtocolException("the RPC call's XID differs from its transport header's");
+                }
             } catch (RpcRdmaProtocolException e) {
                 release();
                 fail(RpcRdmaError.chunk());
@@ -362,23 +393,47 @@ final class RpcRdmaServerConnection {
             } catch (RuntimeException e) {
                 result = Mono.error(e);
             }
-            ByteBuf args = message;
-            result.switchIfEmpty(Mono.error(() -> new IllegalStateException("the handler returned no result")))
-                    .subscribe(r -> onLoop(() -> {
-                        release();
-                        RpcReplyHeader h = r.header(call.xid());
-                        sendReply(h, r.status() == RpcReplyHeader.AcceptStat.SUCCESS ? r.results() : null,
-                                r.bulk());
-                        r.release();
+            inHandler.add(this);
+            subscription = result.switchIfEmpty(Mono.error(() -> new IllegalStateException("the handler returned"
+                    + " no result"))).subscribe(r -> onLoop(() -> {
+                        inHandler.remove(this);
+                        releaseArguments();
+                        try {
+                            // An error status carries no results; a bulk item only goes with SUCCESS.
+                            boolean ok = r.status() == RpcReplyHeader.AcceptStat.SUCCESS;
+                            sendReply(r.header(call.xid()), ok ? r.results() : null, ok ? r.bulk() : null);
+                        } finally {
+                            r.release();
+                        }
                     }, () -> {
-                        args.release();
+                        releaseArguments();
                         r.release();
                     }), e -> onLoop(() -> {
+                        inHandler.remove(this);
                         logger.debug("{}: handler failed for {}: {}", rdma[0], call, e.toString());
-                        release();
+                        releaseArguments();
                         sendReply(RpcReplyHeader.accepted(call.xid(), RpcReplyHeader.AcceptStat.SYSTEM_ERR), null,
                                 null);
-                    }, args::release));
+                    }, this::releaseArguments));
+        }
+
+        /** The arguments, released once: by the answer, or by the connection's end, whichever comes first. */
+        void releaseArguments() {
+            if (argumentsReleased.compareAndSet(false, true)) {
+                ByteBuf m = message;
+                message = null;
+                if (m != null) {
+                    m.release();
+                }
+            }
+        }
+
+        void cancelHandler() {
+            reactor.core.Disposable d = subscription;
+            if (d != null) {
+                d.dispose();
+            }
+            releaseArguments();
         }
 
         /** Runs {@code task} on the event loop, or {@code orElse} if it has shut down (the server was disposed). */
@@ -395,10 +450,7 @@ final class RpcRdmaServerConnection {
         }
 
         private void release() {
-            if (message != null) {
-                message.release();
-                message = null;
-            }
+            releaseArguments();
         }
 
         /**
@@ -457,16 +509,13 @@ final class RpcRdmaServerConnection {
                     fail(RpcRdmaError.chunk()); // too large to Send, and no Reply chunk to write it into
                     return;
                 }
-                for (SendWorkRequest w : writes) {
-                    qp.postSend(w);
-                }
                 ByteBuf send = PooledByteBufAllocator.DEFAULT.buffer(transport.encodedLength()
                         + (sendBody == null ? 0 : sendBody.readableBytes()));
                 transport.encode(send);
                 if (sendBody != null) {
                     send.writeBytes(sendBody);
                 }
-                send(send, invalidation(), sources);
+                send(send, invalidation(), sources, writes);
                 sources = null; // the reply's send slot closes them once the Send (after the Writes) completes
             } finally {
                 body.release();
@@ -553,7 +602,7 @@ final class RpcRdmaServerConnection {
     private void sendHeader(RpcRdmaHeader header) {
         ByteBuf send = PooledByteBufAllocator.DEFAULT.buffer(header.encodedLength());
         header.encode(send);
-        send(send, 0, null);
+        send(send, 0, null, List.of());
     }
 
     private static void closeAll(List<MemoryRegion> regions) {
@@ -568,14 +617,15 @@ final class RpcRdmaServerConnection {
      * Sends a reply {@code message} (released here) from a send slot, invalidating {@code stag} if not 0;
      * {@code sources} (the reply's RDMA Writes' memory) are closed once the Send completes.
      */
-    private void send(ByteBuf message, int invalidateStag, List<MemoryRegion> sources) {
+    private void send(ByteBuf message, int invalidateStag, List<MemoryRegion> sources,
+            List<SendWorkRequest> writes) {
         if (ended) {
             message.release();
             closeAll(sources);
             return;
         }
         if (freeSendSlotCount == 0) {
-            waitingForSlot.add(new PendingReply(message, invalidateStag, sources));
+            waitingForSlot.add(new PendingReply(message, invalidateStag, sources, writes));
             return;
         }
         int slot = freeSendSlots[--freeSendSlotCount];
@@ -592,7 +642,16 @@ final class RpcRdmaServerConnection {
         }
         SendWorkRequest send = SendWorkRequest.send(SEND_TAG | slot, new ScatterGatherEntry(sendArena, offset,
                 length));
-        qp.postSend(invalidateStag != 0 ? send.withInvalidate(invalidateStag) : send);
+        try {
+            // The reply's RDMA Writes go first (RFC 5040 §5.5: placed before the Send that follows them is).
+            for (SendWorkRequest w : writes) {
+                qp.postSend(w);
+            }
+            qp.postSend(invalidateStag != 0 ? send.withInvalidate(invalidateStag) : send);
+        } catch (IllegalStateException closing) {
+            // The queue pair is closing: this reply will not go; its slot's sources are closed by end().
+            logger.debug("{}: reply not sent: {}", rdma[0], closing.getMessage());
+        }
     }
 
     private void end() {
@@ -605,6 +664,10 @@ final class RpcRdmaServerConnection {
             c.inline.release(); // its sinks go with the protection domain
         }
         reading.clear();
+        for (Call c : new ArrayList<>(inHandler)) {
+            c.cancelHandler();
+        }
+        inHandler.clear();
         PendingReply r;
         while ((r = waitingForSlot.poll()) != null) {
             r.message().release();

@@ -66,6 +66,7 @@ class RpcRdmaEndToEndTest {
             }
             case BIG -> Mono.just(RpcResult.success(Unpooled.buffer().writeZero(args.readInt())));
             case FAIL -> Mono.error(new IllegalStateException("the handler failed"));
+            case 8 -> Mono.never(); // a handler that never answers
             case 9 -> {
                 int now = inProgress.incrementAndGet();
                 mostInProgress.accumulateAndGet(now, Math::max);
@@ -84,7 +85,7 @@ class RpcRdmaEndToEndTest {
     }
 
     @AfterEach
-    void stop() {
+    void stop() throws InterruptedException {
         if (client != null) {
             client.dispose();
             client.onDispose().block(TIMEOUT);
@@ -217,6 +218,36 @@ class RpcRdmaEndToEndTest {
         // A Reply chunk too small for the reply: ERR_CHUNK, as with none.
         StepVerifier.create(client.call(PROGRAM, 1, BIG, Unpooled.buffer(4).writeInt(10_000), null, 8_192))
                 .expectError(RpcRdmaErrorException.class).verify(TIMEOUT);
+    }
+
+    @Test
+    void aCallLargerThanTheServerTakesIsRefusedWithErrChunkBeforeAnythingIsAllocated() {
+        start(RpcRdmaServer.create(), RpcRdmaClient.create());
+        // A Long Call whose Read chunk is above RpcRdmaServer.MAX_CALL_SIZE: the server checks the lengths the
+        // peer gives before it allocates memory to read them into.
+        StepVerifier.create(client.call(PROGRAM, 1, SUM, opaque(new byte[RpcRdmaServer.MAX_CALL_SIZE])))
+                .expectErrorSatisfies(e -> assertThat(e).isInstanceOfSatisfying(RpcRdmaErrorException.class,
+                        r -> assertThat(r.error().code()).isEqualTo(RpcRdmaError.ERR_CHUNK)))
+                .verify(TIMEOUT);
+        RpcReply ok = client.call(PROGRAM, 1, NULL, Unpooled.EMPTY_BUFFER).block(TIMEOUT);
+        ok.release();
+    }
+
+    @Test
+    void aHandlerThatNeverAnswersIsCancelledWhenItsConnectionEndsAndItsArgumentsReleased() {
+        start(RpcRdmaServer.create(), RpcRdmaClient.create());
+        // RFC 8166 §3.3.1: one credit until the first reply, so a first call that never returns would hold it.
+        RpcReply first = client.call(PROGRAM, 1, NULL, Unpooled.EMPTY_BUFFER).block(TIMEOUT);
+        first.release();
+        Mono<RpcReply> hung = client.call(PROGRAM, 1, 8, opaque(new byte[3000])).cache();
+        hung.subscribe(RpcReply::release, e -> { });
+        RpcReply ok = client.call(PROGRAM, 1, NULL, Unpooled.EMPTY_BUFFER).block(TIMEOUT);
+        ok.release();
+        client.dispose();
+        StepVerifier.create(hung).expectError().verify(TIMEOUT);
+        client.onDispose().block(TIMEOUT);
+        client = null;
+        // The leak check after this test finds the server's copy of the arguments released.
     }
 
     @Test
