@@ -148,17 +148,18 @@ final class Harness {
         return null;
     }
 
-    private static boolean onPath(String tool) {
+    /** Whether {@code tool} is an executable on PATH (or in /sbin, /usr/sbin). */
+    static boolean onPath(String tool) {
         String path = System.getenv("PATH");
-        if (path == null) {
-            return false;
-        }
-        for (String d : path.split(":")) {
-            if (!d.isEmpty() && Files.isExecutable(Path.of(d, tool))) {
-                return true;
+        if (path != null) {
+            for (String d : path.split(":")) {
+                if (!d.isEmpty() && Files.isExecutable(Path.of(d, tool))) {
+                    return true;
+                }
             }
         }
-        return false;
+        // Debian keeps some tools (e.g. for building an initramfs) in sbin, off a non-root PATH.
+        return Files.isExecutable(Path.of("/sbin", tool)) || Files.isExecutable(Path.of("/usr/sbin", tool));
     }
 
     private static boolean isRoot() {

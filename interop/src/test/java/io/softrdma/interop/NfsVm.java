@@ -63,7 +63,7 @@ final class NfsVm implements AutoCloseable {
             return "the NFS/RDMA guest scripts are missing (" + build + ")";
         }
         for (String tool : List.of("modprobe", "depmod", "gzip")) {
-            if (!onPath(tool)) {
+            if (!Harness.onPath(tool)) {
                 return "build_nfs.sh needs " + tool + ", which is not on the PATH";
             }
         }
@@ -114,7 +114,7 @@ final class NfsVm implements AutoCloseable {
         Files.writeString(runLog, "WORK=" + workDir() + " " + String.join(" ", cmd) + "\n");
         System.err.println("[interop] booting VM '" + name + "': " + shown);
         Reaper.registerVm(runDir);
-        Process lifeline = new ProcessBuilder("bash", resource("vm-lifeline.sh", dir).toString(), runDir.toString())
+        Process lifeline = new ProcessBuilder("bash", SiwVm.resource("vm-lifeline.sh", dir).toString(), runDir.toString())
                 .redirectErrorStream(true).redirectOutput(runDir.resolve("lifeline.log").toFile()).start();
         long t0 = System.nanoTime();
         ProcessBuilder run = new ProcessBuilder(cmd).directory(Harness.siwVmDir().toFile()).redirectErrorStream(true)
@@ -203,28 +203,5 @@ final class NfsVm implements AutoCloseable {
         } catch (IOException e) {
             // harmless
         }
-    }
-
-    private static Path resource(String name, Path dir) throws IOException {
-        Path file = dir.resolve(name);
-        try (InputStream in = NfsVm.class.getResourceAsStream("/" + name)) {
-            if (in == null) {
-                throw new IllegalStateException(name + " not on the test class path");
-            }
-            Files.copy(in, file, StandardCopyOption.REPLACE_EXISTING);
-        }
-        return file;
-    }
-
-    private static boolean onPath(String tool) {
-        String path = System.getenv("PATH");
-        if (path != null) {
-            for (String d : path.split(":")) {
-                if (!d.isEmpty() && Files.isExecutable(Path.of(d, tool))) {
-                    return true;
-                }
-            }
-        }
-        return Files.isExecutable(Path.of("/sbin", tool)) || Files.isExecutable(Path.of("/usr/sbin", tool));
     }
 }

@@ -205,7 +205,8 @@ final class SiwVm implements AutoCloseable {
         }
     }
 
-    private static Path resource(String name, Path dir) throws IOException {
+    /** Copies the class-path resource {@code name} into {@code dir}. */
+    static Path resource(String name, Path dir) throws IOException {
         Path file = dir.resolve(name);
         try (InputStream in = SiwVm.class.getResourceAsStream("/" + name)) {
             if (in == null) {

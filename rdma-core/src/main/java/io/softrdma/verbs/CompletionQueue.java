@@ -43,6 +43,23 @@ public interface CompletionQueue {
     /** The listener called when an armed notification fires, on the event loop that added the completion. */
     void setListener(Listener listener);
 
+    /**
+     * Polls until the queue is empty and re-arms the notification for any completion, polling once more after
+     * arming so that a completion added in between is not left waiting for a notification that already fired.
+     * The usual body of a {@link Listener}: call it on the thread that consumes the queue.
+     */
+    default void drainAndRearm(Handler handler) {
+        for (;;) {
+            if (poll(handler, 64) > 0) {
+                continue;
+            }
+            requestNotification(false);
+            if (poll(handler, 64) == 0) {
+                return;
+            }
+        }
+    }
+
     /** Receives completions during {@link #poll(Handler, int)}. */
     @FunctionalInterface
     interface Handler {

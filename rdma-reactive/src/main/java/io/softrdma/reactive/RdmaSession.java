@@ -456,15 +456,7 @@ public final class RdmaSession implements Disposable {
     }
 
     private void drainCompletions() {
-        for (;;) {
-            if (cq.poll(dispatch, 64) > 0) {
-                continue;
-            }
-            cq.requestNotification(false);
-            if (cq.poll(dispatch, 64) == 0) {
-                return;
-            }
-        }
+        cq.drainAndRearm(dispatch);
     }
 
     private void end(Throwable cause) {

@@ -337,15 +337,7 @@ public final class RpcRdmaConnection implements Disposable {
     }
 
     private void drainCompletions() {
-        for (;;) {
-            if (cq.poll(dispatch, 64) > 0) {
-                continue;
-            }
-            cq.requestNotification(false);
-            if (cq.poll(dispatch, 64) == 0) {
-                return;
-            }
-        }
+        cq.drainAndRearm(dispatch);
     }
 
     private void dispatch(WorkCompletion c) {
