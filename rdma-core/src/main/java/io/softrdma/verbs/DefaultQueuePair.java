@@ -488,7 +488,7 @@ final class DefaultQueuePair implements QueuePair {
      */
     void attach(ChannelHandlerContext ctx, MpaNegotiation negotiation, LlpErrorCode refusal, String reason) {
         this.ctx = ctx;
-        sender.attach(ctx, negotiation.mulpdu());
+        sender.attach(ctx, negotiation.mulpdu(), negotiation.crc());
         if (state != QueuePairState.IDLE) {
             // closed before the connection came up
             ctx.close();

@@ -87,13 +87,21 @@ final class QueuePairSender {
     private boolean zeroLengthWriteDue;
     private boolean readRtrDue;
     private boolean sentAny;
+    /**
+     * With CRC32c, Read Response payloads are copied: the encoder computes the CRC when a segment is written, TCP
+     * takes the octets at the flush, and the responder's memory may change in between (a Write from another
+     * connection, an atomic on this one, the application), which would put a CRC on the wire that fails at the
+     * peer. Sends and Writes stay zero-copy: their memory is the poster's, untouchable until they complete.
+     */
+    private boolean copyReadResponses;
 
     QueuePairSender(DefaultQueuePair qp) {
         this.qp = qp;
         this.batches = new long[qp.sq.length + 1];
     }
 
-    void attach(ChannelHandlerContext ctx, int mulpdu) {
+    void attach(ChannelHandlerContext ctx, int mulpdu, boolean crc) {
+        this.copyReadResponses = crc;
         this.ctx = ctx;
         this.encoder = (FpduEncoder) ctx.pipeline().get(PipelineNames.FPDU_ENCODER);
         this.voidPromise = ctx.channel().unsafe().voidPromise();
@@ -390,7 +398,12 @@ final class QueuePairSender {
                         String.format("the source STag 0x%08x of an accepted RDMA Read became invalid", r.sourceStag)));
                 return true;
             }
-            payload = r.source.memory().retainedSlice(r.source.indexOf(to), n);
+            if (copyReadResponses) {
+                payload = ctx.alloc().directBuffer(n, n);
+                payload.writeBytes(r.source.memory(), r.source.indexOf(to), n);
+            } else {
+                payload = r.source.memory().retainedSlice(r.source.indexOf(to), n);
+            }
         }
         boolean last = r.sent + n == r.length;
         GatheredUlpdu u = GatheredUlpdu.newInstance(payload);

@@ -374,4 +374,45 @@ class Rfc7306TerminateTest {
         }
         r.close();
     }
+
+    @Test
+    void rfc5044Section6ReadResponsesQueuedBehindAFullSocketKeepValidCrcsWhileAtomicsChangeTheirMemory()
+            throws Exception {
+        // IRD covers the Reads and the atomics queued behind them: they share the Read Request queue.
+        connect(c -> c.withExtensions(RdmapExtensions.ALL).withReadDepths(4, 128), RdmapExtensions.ALL);
+        int size = 1 << 20;
+        MemoryRegion r = pd.allocate(size, Access.of(Access.LOCAL_WRITE, Access.REMOTE_READ, Access.REMOTE_ATOMIC));
+        // The peer stops reading: the Read Responses back up in the socket and in the channel's outbound buffer,
+        // already framed, CRC and all. Atomics then change every page of the memory they carry. Fuzzing found
+        // that the octets TCP finally took were the changed ones, under the old CRC: the peer would have seen a
+        // CRC error. A Read Response's payload is copied when CRC is on, so what is sent is what was summed.
+        peer.pauseReading();
+        int reads = 16;
+        int words = 96; // with the 16 Reads, within the IRD of 128 the raw peer's ORD allows
+        for (int i = 0; i < reads; i++) {
+            peer.send(RawPeer.readRequest(1 + i, 0x99, (long) i * size, size, r.stag(), 0));
+        }
+        Thread.sleep(300);
+        for (int i = 0; i < words; i++) {
+            long to = (long) i * ((size / words) & ~7);
+            peer.send(atomicRequest(reads + 1 + i, 0, i, r.stag(), to, 0x0101_0101_0101_0101L, 0, 0, 0));
+        }
+        Thread.sleep(200);
+        peer.resumeReading();
+        long octets = 0;
+        int atomics = 0;
+        while (octets < (long) reads * size || atomics < words) {
+            byte[] u = peer.nextUlpdu(10); // the peer's FPDU decoder checks every CRC: a bad one ends the stream
+            if ((u[0] & 0x80) != 0) {
+                octets += u.length - 14;
+            } else {
+                assertThat(u[1] & 0x0F).as("an Atomic Response, not %s", io.softrdma.testing.Hex.hex(u))
+                        .isEqualTo(0xB);
+                atomics++;
+            }
+        }
+        assertThat(octets).isEqualTo((long) reads * size);
+        assertThat(qp.state()).isEqualTo(QueuePairState.RTS);
+        r.close();
+    }
 }
