@@ -20,11 +20,24 @@ import org.springframework.context.ConfigurableApplicationContext;
  */
 class MessagingEndToEndTest {
     private static final int MESSAGES = 1500;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5)).build();
 
     private String get(int port, String path) throws Exception {
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> r;
+        try {
+            r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                    .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+        } catch (java.net.http.HttpTimeoutException e) {
+            // Seen rarely in CI: leave the threads' state behind, to tell a stuck server from a stuck client.
+            Thread.getAllStackTraces().forEach((t, stack) -> {
+                System.out.println("thread " + t.getName() + " " + t.getState());
+                for (StackTraceElement f : stack) {
+                    System.out.println("    at " + f);
+                }
+            });
+            throw e;
+        }
         assertThat(r.statusCode()).as("GET %s", path).isEqualTo(200);
         return r.body();
     }
