@@ -171,25 +171,37 @@ public final class RdmaSession implements Disposable {
                 sink.error(Messenger.released("Write"));
                 return;
             }
-            ByteBuf direct = data;
-            if (!data.isDirect()) {
-                direct = connection.channel().alloc().directBuffer(data.readableBytes());
-                direct.writeBytes(data, data.readerIndex(), data.readableBytes());
-                data.release();
-            }
-            ByteBuf source = direct;
-            MemoryRegion region;
-            try {
-                region = pd.register(source, Set.of());
-            } catch (RuntimeException e) {
-                source.release();
-                sink.error(e);
+            ByteBuf source = direct(data);
+            MemoryRegion region = registerForWrite(source, sink);
+            if (region == null) {
                 return;
             }
             post(RdmaMetricsRecorder.Operation.WRITE, source.readableBytes(), sink, wrId -> SendWorkRequest.write(wrId,
                     remote, new ScatterGatherEntry(region, source.readerIndex(), source.readableBytes())), region,
                     source);
         });
+    }
+
+    /** {@code data} itself if direct (no copy), else one copy of it in direct memory (and {@code data} released). */
+    private ByteBuf direct(ByteBuf data) {
+        if (data.isDirect()) {
+            return data;
+        }
+        ByteBuf direct = connection.channel().alloc().directBuffer(data.readableBytes());
+        direct.writeBytes(data, data.readerIndex(), data.readableBytes());
+        data.release();
+        return direct;
+    }
+
+    /** Registers {@code source} as the memory of one Write; on failure releases it, fails {@code sink}, gives null. */
+    private MemoryRegion registerForWrite(ByteBuf source, MonoSink<?> sink) {
+        try {
+            return pd.register(source, Set.of());
+        } catch (RuntimeException e) {
+            source.release();
+            sink.error(e);
+            return null;
+        }
     }
 
     // ---- RDMA Read ----
@@ -331,21 +343,11 @@ public final class RdmaSession implements Disposable {
                         + remote.length()));
                 return;
             }
-            ByteBuf direct = data;
-            if (!data.isDirect()) {
-                direct = connection.channel().alloc().directBuffer(data.readableBytes());
-                direct.writeBytes(data, data.readerIndex(), data.readableBytes());
-                data.release();
+            ByteBuf direct = direct(data);
+            MemoryRegion region = registerForWrite(direct, sink);
+            if (region != null) {
+                messenger.writeWithImmediate(remote, region, direct, immediate, sink);
             }
-            MemoryRegion region;
-            try {
-                region = pd.register(direct, Set.of());
-            } catch (RuntimeException e) {
-                direct.release();
-                sink.error(e);
-                return;
-            }
-            messenger.writeWithImmediate(remote, region, direct, immediate, sink);
         });
     }
 
@@ -471,6 +473,9 @@ public final class RdmaSession implements Disposable {
         while ((op = waiting.poll()) != null) {
             op.fail(failure);
         }
+        // A stream that ended with a Terminate was lost, however the queue pair's close reported it. Recorded
+        // before onDispose() completes, so that whoever waits for it finds the session counted as closed.
+        recorder.sessionClosed(this, cause != null ? cause : terminate);
         if (cause == null) {
             ended.complete(null);
         } else {
@@ -478,8 +483,6 @@ public final class RdmaSession implements Disposable {
         }
         pd.close();
         connection.dispose();
-        // A stream that ended with a Terminate was lost, however the queue pair's close reported it.
-        recorder.sessionClosed(this, cause != null ? cause : terminate);
     }
 
     /** One operation's subscriber and resources. Event loop only, but for {@link #cancel()}. */
