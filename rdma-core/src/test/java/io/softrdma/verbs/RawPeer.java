@@ -113,6 +113,27 @@ final class RawPeer implements AutoCloseable {
         return u;
     }
 
+    /**
+     * The queue pair under test sent exactly {@code expectedUlpdu} (its Terminate), the stream closed, and the
+     * queue pair ended in ERROR with that Terminate, sent by itself, of code {@code codeName}.
+     */
+    void expectTerminate(QueuePair qp, String expectedUlpdu, String codeName) throws Exception {
+        org.assertj.core.api.Assertions.assertThat(next()).isEqualTo(expectedUlpdu);
+        org.assertj.core.api.Assertions.assertThat(awaitClose()).as("the stream closes after the Terminate").isTrue();
+        Throwable t;
+        try {
+            qp.closeFuture().get(5, TimeUnit.SECONDS);
+            throw new AssertionError("the queue pair closed normally");
+        } catch (java.util.concurrent.ExecutionException e) {
+            t = e.getCause();
+        }
+        org.assertj.core.api.Assertions.assertThat(t).isInstanceOf(io.softrdma.rdmap.TerminateException.class);
+        io.softrdma.rdmap.TerminateException terminate = (io.softrdma.rdmap.TerminateException) t;
+        org.assertj.core.api.Assertions.assertThat(terminate.remote()).isFalse();
+        org.assertj.core.api.Assertions.assertThat(terminate.code().name()).isEqualTo(codeName);
+        org.assertj.core.api.Assertions.assertThat(qp.state()).isEqualTo(QueuePairState.ERROR);
+    }
+
     /** Stops reading from the socket, so that TCP backs up towards the queue pair under test. */
     void pauseReading() {
         channel.config().setAutoRead(false);

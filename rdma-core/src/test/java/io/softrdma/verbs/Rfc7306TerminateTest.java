@@ -67,18 +67,9 @@ class Rfc7306TerminateTest {
     }
 
     private void expectTerminate(String expectedUlpdu, String codeName) throws Exception {
-        assertThat(peer.next()).isEqualTo(expectedUlpdu);
-        assertThat(peer.awaitClose()).as("the stream closes after the Terminate").isTrue();
-        Throwable t;
-        try {
-            qp.closeFuture().get(5, TimeUnit.SECONDS);
-            throw new AssertionError("the queue pair closed normally");
-        } catch (ExecutionException e) {
-            t = e.getCause();
-        }
-        assertThat(((TerminateException) t).code().name()).isEqualTo(codeName);
-        assertThat(qp.state()).isEqualTo(QueuePairState.ERROR);
+        peer.expectTerminate(qp, expectedUlpdu, codeName);
     }
+
 
     private static String atomicRequest(int msn, int op, int requestId, int stag, long to, long data, long dataMask,
             long compare, long compareMask) {

@@ -74,16 +74,10 @@ class TerminateTest {
         pd.close();
     }
 
-    /** The Terminate arrives, the stream closes, and the queue pair under test failed with that code. */
     private void expectTerminate(String expectedUlpdu, String codeName) throws Exception {
-        assertThat(peer.next()).isEqualTo(expectedUlpdu);
-        assertThat(peer.awaitClose()).as("the stream closes after the Terminate").isTrue();
-        Throwable t = failure(qp);
-        assertThat(t).isInstanceOf(TerminateException.class);
-        assertThat(((TerminateException) t).remote()).isFalse();
-        assertThat(((TerminateException) t).code().name()).isEqualTo(codeName);
-        assertThat(qp.state()).isEqualTo(QueuePairState.ERROR);
+        peer.expectTerminate(qp, expectedUlpdu, codeName);
     }
+
 
     private static Throwable failure(QueuePair qp) throws Exception {
         try {

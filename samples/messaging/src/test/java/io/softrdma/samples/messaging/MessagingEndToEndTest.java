@@ -2,13 +2,8 @@ package io.softrdma.samples.messaging;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+import io.softrdma.testing.HttpProbe;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -20,34 +15,6 @@ import org.springframework.context.ConfigurableApplicationContext;
  */
 class MessagingEndToEndTest {
     private static final int MESSAGES = 1500;
-    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(5)).build();
-
-    private String get(int port, String path) throws Exception {
-        HttpResponse<String> r;
-        try {
-            r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                    .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
-        } catch (java.net.http.HttpTimeoutException e) {
-            // Seen rarely in CI: leave the threads' state behind, to tell a stuck server from a stuck client.
-            Thread.getAllStackTraces().forEach((t, stack) -> {
-                System.out.println("thread " + t.getName() + " " + t.getState());
-                for (StackTraceElement f : stack) {
-                    System.out.println("    at " + f);
-                }
-            });
-            throw e;
-        }
-        assertThat(r.statusCode()).as("GET %s", path).isEqualTo(200);
-        return r.body();
-    }
-
-    private static double sample(String prometheus, String series) {
-        Matcher m = Pattern.compile("^" + Pattern.quote(series) + " (\\S+)$", Pattern.MULTILINE).matcher(prometheus);
-        assertThat(m.find()).as("series %s in /actuator/prometheus", series).isTrue();
-        return Double.parseDouble(m.group(1));
-    }
-
     @Test
     void aSlowConsumerThrottlesTheProducerAndLosesNothing() throws Exception {
         try (ConfigurableApplicationContext consumer = new SpringApplicationBuilder(MessagingApplication.class)
@@ -78,18 +45,18 @@ class MessagingEndToEndTest {
 
                 int producerHttp = producer.getEnvironment().getRequiredProperty("local.server.port", Integer.class);
                 for (int port : new int[] {consumerHttp, producerHttp}) {
-                    assertThat(get(port, "/actuator/health")).contains("\"status\":\"UP\"").contains("\"rdma\":{");
+                    assertThat(HttpProbe.get(port, "/actuator/health")).contains("\"status\":\"UP\"").contains("\"rdma\":{");
                 }
-                assertThat(get(producerHttp, "/stats")).contains("\"produced\":" + MESSAGES);
-                String consumed = get(consumerHttp, "/actuator/prometheus");
-                assertThat(sample(consumed, "rdma_messages_total{direction=\"received\",opcode=\"send\","
+                assertThat(HttpProbe.get(producerHttp, "/stats")).contains("\"produced\":" + MESSAGES);
+                String consumed = HttpProbe.get(consumerHttp, "/actuator/prometheus");
+                assertThat(HttpProbe.sample(consumed, "rdma_messages_total{direction=\"received\",opcode=\"send\","
                         + "role=\"server\"}")).as("Sends (several messages each)").isPositive();
-                assertThat(sample(consumed, "rdma_bytes_total{direction=\"received\",opcode=\"send\",role=\"server\"}"))
+                assertThat(HttpProbe.sample(consumed, "rdma_bytes_total{direction=\"received\",opcode=\"send\",role=\"server\"}"))
                         .isGreaterThanOrEqualTo(MESSAGES * 1024.0);
                 assertThat(consumed).contains("rdma_credits_granted_credits{role=\"server\"}");
-                String produced = get(producerHttp, "/actuator/prometheus");
+                String produced = HttpProbe.get(producerHttp, "/actuator/prometheus");
                 assertThat(produced).contains("rdma_credits_available_credits{role=\"client\"}");
-                assertThat(sample(produced, "rdma_connections{role=\"client\"}")).isEqualTo(1);
+                assertThat(HttpProbe.sample(produced, "rdma_connections{role=\"client\"}")).isEqualTo(1);
             }
         }
     }

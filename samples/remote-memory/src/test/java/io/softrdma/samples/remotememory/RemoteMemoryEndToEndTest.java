@@ -2,14 +2,9 @@ package io.softrdma.samples.remotememory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+import io.softrdma.testing.HttpProbe;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -20,34 +15,6 @@ import org.springframework.context.ConfigurableApplicationContext;
  * then both report UP on {@code /actuator/health} and SoftRDMA's meters on {@code /actuator/prometheus}.
  */
 class RemoteMemoryEndToEndTest {
-    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(5)).build();
-
-    private String get(int port, String path) throws Exception {
-        HttpResponse<String> r;
-        try {
-            r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                    .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
-        } catch (java.net.http.HttpTimeoutException e) {
-            // Seen rarely in CI: leave the threads' state behind, to tell a stuck server from a stuck client.
-            Thread.getAllStackTraces().forEach((t, stack) -> {
-                System.out.println("thread " + t.getName() + " " + t.getState());
-                for (StackTraceElement f : stack) {
-                    System.out.println("    at " + f);
-                }
-            });
-            throw e;
-        }
-        assertThat(r.statusCode()).as("GET %s", path).isEqualTo(200);
-        return r.body();
-    }
-
-    private static double sample(String prometheus, String series) {
-        Matcher m = Pattern.compile("^" + Pattern.quote(series) + " (\\S+)$", Pattern.MULTILINE).matcher(prometheus);
-        assertThat(m.find()).as("series %s in /actuator/prometheus", series).isTrue();
-        return Double.parseDouble(m.group(1));
-    }
-
     @Test
     void theClientReadsAndWritesTheServicesMemoryAndBothAreHealthyAndMeasured() throws Exception {
         try (ConfigurableApplicationContext service = new SpringApplicationBuilder(RemoteMemoryApplication.class)
@@ -71,27 +38,27 @@ class RemoteMemoryEndToEndTest {
 
                 int clientHttp = client.getEnvironment().getRequiredProperty("local.server.port", Integer.class);
                 for (int port : new int[] {serviceHttp, clientHttp}) {
-                    String health = get(port, "/actuator/health");
+                    String health = HttpProbe.get(port, "/actuator/health");
                     assertThat(health).startsWith("{").contains("\"status\":\"UP\"").contains("\"rdma\":{");
                 }
-                assertThat(get(serviceHttp, "/actuator/health")).contains("\"listening\":true");
+                assertThat(HttpProbe.get(serviceHttp, "/actuator/health")).contains("\"listening\":true");
 
-                String served = get(serviceHttp, "/actuator/prometheus");
-                assertThat(sample(served, "rdma_connections{role=\"server\"}")).isEqualTo(1);
-                assertThat(sample(served, "rdma_bytes_total{direction=\"sent\",opcode=\"read.response\",role=\"server\"}"))
+                String served = HttpProbe.get(serviceHttp, "/actuator/prometheus");
+                assertThat(HttpProbe.sample(served, "rdma_connections{role=\"server\"}")).isEqualTo(1);
+                assertThat(HttpProbe.sample(served, "rdma_bytes_total{direction=\"sent\",opcode=\"read.response\",role=\"server\"}"))
                         .isGreaterThanOrEqualTo(3 * 256 * 1024);
-                assertThat(sample(served, "rdma_bytes_total{direction=\"received\",opcode=\"write\",role=\"server\"}"))
+                assertThat(HttpProbe.sample(served, "rdma_bytes_total{direction=\"received\",opcode=\"write\",role=\"server\"}"))
                         .isGreaterThanOrEqualTo(3 * 64 * 1024);
-                assertThat(sample(served, "rdma_reads_ird_reads{role=\"server\"}")).isPositive();
-                assertThat(sample(served, "rdma_credits_granted_credits{role=\"server\"}")).isPositive();
+                assertThat(HttpProbe.sample(served, "rdma_reads_ird_reads{role=\"server\"}")).isPositive();
+                assertThat(HttpProbe.sample(served, "rdma_credits_granted_credits{role=\"server\"}")).isPositive();
 
-                String used = get(clientHttp, "/actuator/prometheus");
-                assertThat(sample(used, "rdma_operation_seconds_count{operation=\"read\",outcome=\"success\","
+                String used = HttpProbe.get(clientHttp, "/actuator/prometheus");
+                assertThat(HttpProbe.sample(used, "rdma_operation_seconds_count{operation=\"read\",outcome=\"success\","
                         + "role=\"client\"}")).isGreaterThanOrEqualTo(3);
-                assertThat(sample(used, "rdma_operation_seconds_count{operation=\"write\",outcome=\"success\","
+                assertThat(HttpProbe.sample(used, "rdma_operation_seconds_count{operation=\"write\",outcome=\"success\","
                         + "role=\"client\"}")).isGreaterThanOrEqualTo(3);
-                assertThat(sample(used, "rdma_reads_ord_reads{role=\"client\"}")).isPositive();
-                assertThat(sample(used, "rdma_reads_outstanding_reads{role=\"client\"}")).isGreaterThanOrEqualTo(0);
+                assertThat(HttpProbe.sample(used, "rdma_reads_ord_reads{role=\"client\"}")).isPositive();
+                assertThat(HttpProbe.sample(used, "rdma_reads_outstanding_reads{role=\"client\"}")).isGreaterThanOrEqualTo(0);
                 // (rdma_terminates appears with the first Terminate: its tags are the Terminate's Layer/EType/Code.)
                 assertThat(used).contains("rdma_credits_available_credits{role=\"client\"}",
                         "rdma_startup_failures_connections_total{reason=\"rejected\",role=\"client\"}");
