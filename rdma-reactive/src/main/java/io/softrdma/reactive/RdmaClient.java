@@ -5,6 +5,7 @@ import io.netty.util.AttributeKey;
 import io.softrdma.cm.RdmaConnection;
 import io.softrdma.cm.RdmaPipeline;
 import io.softrdma.mpa.MpaSettings;
+import io.softrdma.reactive.internal.SessionResources;
 import io.softrdma.verbs.QueuePairConfig;
 import io.softrdma.verbs.RdmaDevice;
 import java.time.Duration;

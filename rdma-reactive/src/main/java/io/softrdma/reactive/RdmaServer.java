@@ -5,6 +5,7 @@ import io.softrdma.cm.ConnectRequest;
 import io.softrdma.cm.RdmaPipeline;
 import io.softrdma.cm.StartupLimiter;
 import io.softrdma.mpa.MpaSettings;
+import io.softrdma.reactive.internal.SessionResources;
 import io.softrdma.transport.TlsBarrierAdapter;
 import io.softrdma.verbs.QueuePairConfig;
 import io.softrdma.verbs.RdmaDevice;

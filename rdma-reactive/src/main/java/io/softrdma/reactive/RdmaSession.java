@@ -28,6 +28,12 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.MonoSink;
 import reactor.netty.Connection;
+import io.softrdma.reactive.internal.MessagingEngine;
+import io.softrdma.reactive.internal.Operations;
+import io.softrdma.reactive.internal.ReceiveSlots;
+import io.softrdma.reactive.internal.ReleaseAfterNext;
+import io.softrdma.reactive.internal.SendQueueShares;
+import io.softrdma.reactive.internal.SessionResources;
 
 /**
  * One RDMA connection, as Reactor types: one-sided RDMA Write and Read (RFC 5040 §4.3, §4.4) into
@@ -53,13 +59,13 @@ public final class RdmaSession implements Disposable {
     private final CompletableFuture<Void> ended = new CompletableFuture<>();
     /** Writes and Reads the application subscribed to while its share of the send queue was full, in order. */
     private final java.util.ArrayDeque<OperationSink<?>> waiting = new java.util.ArrayDeque<>();
-    /** The application's share of the send queue ({@link SessionResources#applicationOperations}). */
+    /** The application's share of the send queue ({@link SendQueueShares#applicationOperations}). */
     private final int applicationLimit;
     private int applicationOperations;
     private final Mono<Void> onDispose;
     private final CompletionQueue.Handler dispatch;
 
-    private final Messenger messenger;
+    private final MessagingEngine messenger;
     private final RdmaMetricsRecorder recorder;
     /** The Terminate sent or received on this stream, if any (event loop). */
     private io.softrdma.rdmap.TerminateException terminate;
@@ -73,8 +79,8 @@ public final class RdmaSession implements Disposable {
         this.cq = resources.cq();
         this.loop = connection.channel().eventLoop();
         this.operations = resources.operations();
-        this.applicationLimit = SessionResources.applicationOperations(resources.qp().config().sendQueueDepth());
-        this.messenger = resources.messenger();
+        this.applicationLimit = SendQueueShares.applicationOperations(resources.qp().config().sendQueueDepth());
+        this.messenger = resources.messaging();
         messenger.recorder(recorder);
         messenger.negotiated(rdma.rpcRdma().sendInlineThreshold(), rdma.rpcRdma().remoteInvalidation());
         this.dispatch = this::dispatch;
@@ -100,7 +106,7 @@ public final class RdmaSession implements Disposable {
      * values are each recent, not mutually consistent.
      */
     public SessionStatistics statistics() {
-        return messenger.statistics(qp);
+        return messenger.statistics();
     }
 
     /** The rdma-core connection below: negotiated MPA parameters, private data, the queue pair. */
@@ -168,7 +174,7 @@ public final class RdmaSession implements Disposable {
         Objects.requireNonNull(data, "data");
         return Mono.create(sink -> {
             if (data.refCnt() == 0) {
-                sink.error(Messenger.released("Write"));
+                sink.error(MessagingEngine.released("Write"));
                 return;
             }
             ByteBuf source = direct(data);
@@ -207,14 +213,23 @@ public final class RdmaSession implements Disposable {
     // ---- RDMA Read ----
 
     /**
-     * RDMA-Reads all of {@code remote} into newly allocated direct memory, which the returned buffer
-     * is (release it when done). Completes when the Read Response is placed (RFC 5040 §5.5 rule 19).
+     * RDMA-Reads all of {@code remote} into newly allocated direct memory and emits it. The buffer is the
+     * library's: it is valid while the subscriber's {@code onNext} runs and released when that returns (or when
+     * it is discarded, e.g. by a {@code timeout} that fired first), so map it to a value there ({@code
+     * .map(b -> b.getLong(0))}), or retain it to keep it ({@code .map(ByteBuf::retain)}, then release it
+     * yourself). {@code block()} on this Mono gives a buffer already released. Completes when the Read Response is
+     * placed (RFC 5040 §5.5 rule 19).
      * At most {@link #ord()} Reads are outstanding on the wire; more wait in the send queue, and beyond
      * the application's share of the send queue (a quarter of {@code sendQueueDepth} and more: half goes
      * to messages, a quarter to the Reads of large messages) Writes and Reads wait in the session, in
      * order. A cancelled operation that is still waiting is dropped; a posted one finishes on the wire.
      */
     public Mono<ByteBuf> read(RemoteMemory remote) {
+        return ReleaseAfterNext.mono(readOwned(remote));
+    }
+
+    /** A Read whose result the subscriber owns: the inner operation of both read methods. */
+    private Mono<ByteBuf> readOwned(RemoteMemory remote) {
         Objects.requireNonNull(remote, "remote");
         if (remote.length() > Integer.MAX_VALUE) {
             return Mono.error(new IllegalArgumentException("a read of " + remote.length() + " octets does not fit"
@@ -236,14 +251,15 @@ public final class RdmaSession implements Disposable {
     /**
      * RDMA-Reads each remote buffer in turn, emitting the results in order: at most {@link #ord()}
      * Reads are outstanding at once, however much downstream requests, so the peer's IRD (RFC 5040
-     * §6.1) is never exceeded; results wait for downstream demand, at most ORD of them.
+     * §6.1) is never exceeded; results wait for downstream demand, at most ORD of them. Each result is the
+     * library's, as for {@link #read(RemoteMemory)}: released once {@code onNext} returns, or when discarded.
      */
     public Flux<ByteBuf> read(Publisher<RemoteMemory> remotes) {
         Objects.requireNonNull(remotes, "remotes");
         return Flux.defer(() -> {
             int ord = Math.max(1, qp.ord());
-            return Flux.from(remotes).flatMapSequential(this::read, ord, 1);
-        });
+            return Flux.from(remotes).flatMapSequential(this::readOwned, ord, 1);
+        }).transform(ReleaseAfterNext::flux);
     }
 
     // ---- RFC 7306: atomics and Immediate Data ----
@@ -327,7 +343,7 @@ public final class RdmaSession implements Disposable {
         Objects.requireNonNull(data, "data");
         return Mono.create(sink -> {
             if (data.refCnt() == 0) {
-                sink.error(Messenger.released("Write"));
+                sink.error(MessagingEngine.released("Write"));
                 return;
             }
             if (!qp.extensions().immediateData()) {
@@ -377,26 +393,38 @@ public final class RdmaSession implements Disposable {
     /**
      * The peer's messages. Downstream {@code request(n)} posts receive buffers, and only posted buffers
      * are granted to the peer as credits: a slow subscriber stalls the sender and loses nothing. Each
-     * message is a view of the registered buffer it was received into: release it to give the buffer
-     * back. One subscriber at a time.
+     * message is a view of the registered buffer it was received into (no copy), and the library's, as in
+     * Reactor Netty: it is valid while {@code onNext} runs and given back when that returns, so demand, not
+     * holding buffers, is what grants credit. Decode it there ({@code .map(m -> m.toString(UTF_8))}). To keep a
+     * message past {@code onNext} without a copy, retain it ({@code .map(ByteBuf::retain)}) and release it when
+     * done: that is the zero-copy opt-in, and the receive buffer stays out of use (and its credit with it) until
+     * then. One subscriber at a time; messages that arrive with no subscriber wait for the next one.
      */
     public Flux<ByteBuf> receive() {
-        return messenger.receive();
+        return ReleaseAfterNext.flux(messenger.receive());
     }
 
     /**
      * Sends {@code request} and emits the peer's response to it, correlated by id; the request counts
      * against the peer's credits like any message, and a receive buffer is posted for the response.
+     * {@code request} is released once sent. The response is the library's, as for {@link #receive()}: valid
+     * while {@code onNext} runs, released when it returns or when discarded; an empty buffer if the peer's
+     * handler completed without a value.
      */
     public Mono<ByteBuf> request(ByteBuf request) {
         Objects.requireNonNull(request, "request");
-        return messenger.request(request);
+        return ReleaseAfterNext.mono(messenger.request(request));
     }
 
     /**
      * Answers the peer's requests with what {@code handler} returns for each, at most
-     * {@code concurrency} at a time (that many receive buffers are posted for requests). A handler error
-     * goes back to the requester as an error reply ({@link RdmaRemoteException} there).
+     * {@code concurrency} at a time (that many receive buffers are posted for requests). The request is the
+     * library's: valid until the handler's publisher terminates, then released (retain it to keep it longer);
+     * the handler may answer with the request itself. The first buffer the publisher emits is the response, and
+     * the library releases it once sent; a publisher that completes empty answers with an empty response. A
+     * handler that throws or errors answers with an error reply ({@link RdmaRemoteException} at the requester).
+     * Either way the request's concurrency slot is free again. The handler runs on the session's event loop:
+     * it must not block.
      */
     public void respond(Function<ByteBuf, ? extends Publisher<ByteBuf>> handler, int concurrency) {
         Objects.requireNonNull(handler, "handler");
@@ -432,7 +460,7 @@ public final class RdmaSession implements Disposable {
     /** One completion to whoever waits for it; a failure there ends the session rather than the drain. */
     private void dispatch(WorkCompletion c) {
         try {
-            if ((c.wrId() & Messenger.RECEIVE_TAG) != 0) {
+            if (ReceiveSlots.isReceive(c.wrId())) {
                 messenger.receiveCompleted(c);
             } else {
                 operations.complete(c);

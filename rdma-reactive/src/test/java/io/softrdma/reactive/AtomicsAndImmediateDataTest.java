@@ -113,7 +113,6 @@ class AtomicsAndImmediateDataTest {
             LocalRegion region = session.register(shared, Access.LOCAL_WRITE,
                     Access.REMOTE_ATOMIC);
             session.respond(request -> {
-                request.release();
                 RemoteMemory r = region.remote();
                 return Mono.just(Unpooled.buffer(16).writeInt(r.stag()).writeLong(r.taggedOffset())
                         .writeInt((int) r.length()));
@@ -127,13 +126,7 @@ class AtomicsAndImmediateDataTest {
             for (int i = 0; i < clients; i++) {
                 RdmaSession s = RdmaClient.create().host("127.0.0.1").port(server.port()).connect().block(TIMEOUT);
                 sessions.add(s);
-                RemoteMemory remote = s.request(Unpooled.buffer(1).writeByte(0)).map(b -> {
-                    try {
-                        return new RemoteMemory(b.readInt(), b.readLong(), b.readInt());
-                    } finally {
-                        b.release();
-                    }
-                }).block(TIMEOUT);
+                RemoteMemory remote = s.request(Unpooled.buffer(1).writeByte(0)).map(b -> new RemoteMemory(b.readInt(), b.readLong(), b.readInt())).block(TIMEOUT);
                 RemoteMemory word = remote.slice(8, 8);
                 runs.add(Flux.range(0, perClient).flatMap(n -> s.fetchAdd(word, 1), 32).doOnNext(seen::add)
                         .then().subscribeOn(Schedulers.parallel()));
@@ -224,7 +217,6 @@ class AtomicsAndImmediateDataTest {
             pair.serverSession.respond(r -> Mono.just(r), 1);
             StepVerifier.create(pair.client.request(Unpooled.buffer(2).writeShort(7)).map(b -> {
                 int v = b.readShort();
-                b.release();
                 return v;
             })).expectNext(7).expectComplete().verify(TIMEOUT);
             region.dispose();

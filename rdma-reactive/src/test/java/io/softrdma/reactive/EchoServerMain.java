@@ -24,7 +24,6 @@ public final class EchoServerMain {
             }
             session.respond(request -> {
                 String text = request.toString(StandardCharsets.UTF_8);
-                request.release();
                 if (text.equals("region")) {
                     RemoteMemory r = region.remote();
                     ByteBuf answer = Unpooled.buffer(16).writeInt(r.stag()).writeLong(r.taggedOffset())

@@ -60,8 +60,7 @@ class OnTheWireTest {
         LocalRegion region = serverSession.allocate(1 << 16, Access.REMOTE_READ);
         RemoteMemory remote = region.remote();
         // Unbounded demand downstream: the Flux still keeps at most ORD Read Requests out.
-        StepVerifier.create(client.read(Flux.range(0, 400).map(i -> remote.slice((i % 64) * 1024L, 1024)))
-                .doOnNext(ByteBuf::release).count())
+        StepVerifier.create(client.read(Flux.range(0, 400).map(i -> remote.slice((i % 64) * 1024L, 1024))).count())
                 .expectNext(400L).expectComplete().verify(TIMEOUT);
         assertThat(tap.readRequests.get()).isEqualTo(400);
         assertThat(tap.mostReadsOutstanding.get()).as("Read Requests out before their response came back")
@@ -74,8 +73,7 @@ class OnTheWireTest {
         LocalRegion region = serverSession.allocate(1 << 16, Access.REMOTE_READ);
         RemoteMemory remote = region.remote();
         // 200 independent Monos subscribed at once: the queue pair holds all but ORD back (RFC 5040 §6.1).
-        StepVerifier.create(Flux.range(0, 200).flatMap(i -> client.read(remote.slice((i % 64) * 1024L, 1024)), 200)
-                .doOnNext(ByteBuf::release).count())
+        StepVerifier.create(Flux.range(0, 200).flatMap(i -> client.read(remote.slice((i % 64) * 1024L, 1024)), 200).count())
                 .expectNext(200L).expectComplete().verify(TIMEOUT);
         assertThat(tap.readRequests.get()).isEqualTo(200);
         assertThat(tap.mostReadsOutstanding.get()).isEqualTo(ORD);
@@ -87,13 +85,7 @@ class OnTheWireTest {
         int count = 10_000;
         int sendsBefore = tap.initiatorSends.get();
         Mono<Void> sending = client.send(Flux.range(0, count).map(i -> Unpooled.directBuffer(8).writeLong(i)));
-        StepVerifier.create(Flux.merge(sending.then(Mono.<Long>empty()), serverSession.receive().map(b -> {
-            try {
-                return b.readLong();
-            } finally {
-                b.release();
-            }
-        })).take(count).index().filter(t -> t.getT1().longValue() != t.getT2().longValue()).count())
+        StepVerifier.create(Flux.merge(sending.then(Mono.<Long>empty()), serverSession.receive().map(b -> b.readLong())).take(count).index().filter(t -> t.getT1().longValue() != t.getT2().longValue()).count())
                 .expectNext(0L).as("every message, in order").expectComplete().verify(TIMEOUT);
         int sends = tap.initiatorSends.get() - sendsBefore;
         // A 4 KiB Send holds (4096 - 8) / (4 + 8) = 340 of them; a Send a message would be 10 000.

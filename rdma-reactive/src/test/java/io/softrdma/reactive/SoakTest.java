@@ -49,7 +49,7 @@ class SoakTest {
             regions.put(session, session.allocate(1 << 20, Access.LOCAL_WRITE, Access.REMOTE_WRITE,
                     Access.REMOTE_READ));
             session.respond(Mono::just, 8);
-            return session.receive().doOnNext(ByteBuf::release).then()
+            return session.receive().then()
                     .doFinally(s -> regions.remove(session).dispose());
         }).bindNow();
         List<RdmaSession> clients = new ArrayList<>();
@@ -76,9 +76,8 @@ class SoakTest {
                 int n = i;
                 Mono<Void> round = Mono.defer(() -> c.write(remote.slice((n % 16) * 65536L, 65536),
                         Unpooled.directBuffer(65536).writeZero(65536)))
-                        .then(c.read(remote.slice((n % 16) * 65536L, 65536)).doOnNext(ByteBuf::release))
-                        .then(Mono.defer(() -> c.request(Unpooled.copiedBuffer("ping " + n, StandardCharsets.US_ASCII)))
-                                .doOnNext(ByteBuf::release))
+                        .then(c.read(remote.slice((n % 16) * 65536L, 65536)))
+                        .then(Mono.defer(() -> c.request(Unpooled.copiedBuffer("ping " + n, StandardCharsets.US_ASCII))))
                         .then(c.send(Flux.range(0, 256).map(x -> Unpooled.directBuffer(64).writeZero(64))))
                         .doOnSuccess(v -> {
                             operations.addAndGet(4);

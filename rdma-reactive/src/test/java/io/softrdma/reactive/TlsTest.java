@@ -58,13 +58,10 @@ class TlsTest {
             StepVerifier.create(Flux.range(0, 64).flatMap(i -> client.write(remote, Unpooled.wrappedBuffer(data)), 64)
                     .then()).expectComplete().verify(TIMEOUT);
             StepVerifier.create(client.read(remote).map(b -> {
-                try {
-                    byte[] back = new byte[b.readableBytes()];
-                    b.readBytes(back);
-                    return java.util.Arrays.equals(back, data);
-                } finally {
-                    b.release();
-                }
+                byte[] back = new byte[b.readableBytes()];
+                b.readBytes(back);
+                return java.util.Arrays.equals(back, data);
+
             })).expectNext(true).expectComplete().verify(TIMEOUT);
             StepVerifier.create(Flux.range(0, 200).flatMap(i -> client.request(
                     Unpooled.copiedBuffer("m" + i, StandardCharsets.US_ASCII)).map(TlsTest::text), 16).count())
@@ -79,10 +76,6 @@ class TlsTest {
     }
 
     private static String text(ByteBuf b) {
-        try {
-            return b.toString(StandardCharsets.US_ASCII);
-        } finally {
-            b.release();
-        }
+        return b.toString(StandardCharsets.US_ASCII);
     }
 }

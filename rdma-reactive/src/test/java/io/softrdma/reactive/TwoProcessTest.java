@@ -36,21 +36,16 @@ class TwoProcessTest {
             StepVerifier.create(Flux.range(0, 100).flatMap(i -> client.request(Unpooled.copiedBuffer("ping " + i,
                     StandardCharsets.UTF_8)).map(b -> text(b).equals("ping " + i)), 4).all(ok -> ok))
                     .expectNext(true).expectComplete().verify(Duration.ofSeconds(10));
-            ByteBuf answer = client.request(Unpooled.copiedBuffer("region", StandardCharsets.UTF_8))
+            RemoteMemory region = client.request(Unpooled.copiedBuffer("region", StandardCharsets.UTF_8))
+                    .map(answer -> new RemoteMemory(answer.readInt(), answer.readLong(), answer.readInt()))
                     .block(Duration.ofSeconds(10));
-            RemoteMemory region = new RemoteMemory(answer.readInt(), answer.readLong(), answer.readInt());
-            answer.release();
             StepVerifier.create(client.read(region).map(b -> {
-                try {
-                    for (int i = 0; i < b.readableBytes(); i++) {
-                        if (b.getUnsignedByte(i) != i % 251) {
-                            return false;
-                        }
+                for (int i = 0; i < b.readableBytes(); i++) {
+                    if (b.getUnsignedByte(i) != i % 251) {
+                        return false;
                     }
-                    return b.readableBytes() == 64 * 1024;
-                } finally {
-                    b.release();
                 }
+                return b.readableBytes() == 64 * 1024;
             })).expectNext(true).expectComplete().verify(Duration.ofSeconds(10));
             client.dispose();
             client.onDispose().block(Duration.ofSeconds(10));
@@ -63,10 +58,6 @@ class TwoProcessTest {
     }
 
     private static String text(ByteBuf b) {
-        try {
-            return b.toString(StandardCharsets.UTF_8);
-        } finally {
-            b.release();
-        }
+        return b.toString(StandardCharsets.UTF_8);
     }
 }

@@ -75,8 +75,8 @@ class RdmaMetricsAndHealthTests {
             LocalRegion region = server.allocate(4096, Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ);
             RemoteMemory remote = region.remote();
             client.write(remote, Unpooled.directBuffer(1000).writeZero(1000)).block(TIMEOUT);
-            client.read(remote.slice(0, 3000)).doOnNext(ByteBuf::release).block(TIMEOUT);
-            client.request(Unpooled.copiedBuffer("ping", StandardCharsets.US_ASCII)).doOnNext(ByteBuf::release)
+            client.read(remote.slice(0, 3000)).block(TIMEOUT);
+            client.request(Unpooled.copiedBuffer("ping", StandardCharsets.US_ASCII))
                     .block(TIMEOUT);
 
             // Meters hold their objects weakly: nothing of theirs may be collectable (a lambda would be).

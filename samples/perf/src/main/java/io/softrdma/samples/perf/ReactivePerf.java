@@ -111,11 +111,7 @@ final class ReactivePerf implements AutoCloseable {
                 .connect().block(TIMEOUT);
         serverSession = accepted.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
         // Request/response: the server answers each request with as many octets as it asked with.
-        serverSession.respond(request -> {
-            int n = request.readableBytes();
-            request.release();
-            return Mono.just(message(n));
-        }, WINDOW);
+        serverSession.respond(request -> Mono.just(message(request.readableBytes())), WINDOW);
 
         rsocketServer = RSocketServer.create(SocketAcceptor.with(new RSocket() {
             @Override
@@ -206,7 +202,7 @@ final class ReactivePerf implements AutoCloseable {
 
         @Override
         protected void hookOnNext(ByteBuf b) {
-            b.release();
+            // The library releases the message once this returns.
             arrivals.arrived();
             if (++consumed == RECEIVE_BATCH) {
                 consumed = 0;
@@ -351,7 +347,8 @@ final class ReactivePerf implements AutoCloseable {
     /** Reactive request/response, {@link #WINDOW} outstanding: warm-up, then the measured phase. */
     Measured rxRequest(int size, Budget warmup, Budget budget, AtomicLong progress, Runnable measuring)
             throws Exception {
-        return requests(n -> client.request(message(n)), size, warmup, budget, progress,
+        // The response is valid in onNext only: it is read there, inside flatMap (which may queue what it emits).
+        return requests(n -> client.request(message(n)).map(ByteBuf::readableBytes), size, warmup, budget, progress,
                 measuring);
     }
 
@@ -364,7 +361,7 @@ final class ReactivePerf implements AutoCloseable {
 
     /** Round trips of one request at a time, reactive; fills {@code rtts} (sorted). */
     void rxLatency(int size, int warmup, long[] rtts) throws Exception {
-        roundTrips(n -> client.request(message(n)), size, warmup, rtts);
+        roundTrips(n -> client.request(message(n)).map(ByteBuf::readableBytes), size, warmup, rtts);
     }
 
     /** Round trips of one request at a time, RSocket; fills {@code rtts} (sorted). */

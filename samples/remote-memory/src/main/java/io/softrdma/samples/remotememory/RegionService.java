@@ -43,7 +43,6 @@ public final class RegionService implements RdmaSessionHandler {
         log.info("lent " + region.length() + " octets to " + peer + " as STag " + String.format("0x%08x", handle.stag()));
         session.respond(request -> {
             String what = request.toString(StandardCharsets.US_ASCII);
-            request.release();
             return "handle".equals(what) ? Mono.just(handle.encode())
                     : Mono.error(new IllegalArgumentException("unknown request '" + what + "' (ask for: handle)"));
         }, 4);

@@ -114,13 +114,7 @@ public final class RemoteMemoryCheck implements ApplicationRunner {
         RegionHandle viaHttp = http.get().uri(b -> b.path("/region/handle").queryParam("peer", me).build())
                 .retrieve().bodyToMono(RegionHandle.class)
                 .retryWhen(Retry.fixedDelay(50, Duration.ofMillis(100))).block(TIMEOUT);
-        RegionHandle viaRdma = s.request(Unpooled.copiedBuffer("handle", StandardCharsets.US_ASCII)).map(b -> {
-            try {
-                return RegionHandle.decode(b);
-            } finally {
-                b.release();
-            }
-        }).block(TIMEOUT);
+        RegionHandle viaRdma = s.request(Unpooled.copiedBuffer("handle", StandardCharsets.US_ASCII)).map(b -> RegionHandle.decode(b)).block(TIMEOUT);
         require(viaRdma.equals(viaHttp), "the handle over RDMA " + viaRdma + " differs from HTTP's " + viaHttp);
         RemoteMemory remote = viaRdma.toRemoteMemory();
         int length = (int) remote.length();
@@ -145,13 +139,9 @@ public final class RemoteMemoryCheck implements ApplicationRunner {
 
     private static byte[] read(RdmaSession s, RemoteMemory remote) {
         return s.read(remote).map(b -> {
-            try {
-                byte[] out = new byte[b.readableBytes()];
-                b.readBytes(out);
-                return out;
-            } finally {
-                b.release();
-            }
+            byte[] out = new byte[b.readableBytes()];
+            b.readBytes(out);
+            return out;
         }).block(TIMEOUT);
     }
 

@@ -1,6 +1,7 @@
-package io.softrdma.reactive;
+package io.softrdma.reactive.internal;
 
 import io.netty.channel.EventLoop;
+import io.softrdma.reactive.MessagingOptions;
 import io.softrdma.rdmap.RdmapExtensions;
 import io.softrdma.verbs.CompletionQueue;
 import io.softrdma.verbs.ProtectionDomain;
@@ -18,65 +19,46 @@ import java.util.function.UnaryOperator;
  * @param cq where both sides of its queue pair complete
  * @param qp its queue pair, IDLE until bound to a connection
  * @param operations its posted work requests, by id
- * @param messenger its credit-based messaging, whose reserve of receive buffers is posted already
+ * @param messaging its credit-based messaging, whose reserve of receive buffers is posted already
  */
-record SessionResources(ProtectionDomain pd, CompletionQueue cq, QueuePair qp, Operations operations,
-        Messenger messenger) {
+public record SessionResources(ProtectionDomain pd, CompletionQueue cq, QueuePair qp, Operations operations,
+        MessagingEngine messaging) {
 
     /**
      * Creates them as {@code configure} shapes the queue pair (its completion queues are replaced), for a
      * connection on {@code loop}, and posts the messaging reserve of receive buffers: each side must
      * have them posted before the connection is established (docs/protocol.md). On {@code loop}.
      */
-    static SessionResources create(RdmaDevice device, UnaryOperator<QueuePairConfig> configure, EventLoop loop,
+    public static SessionResources create(RdmaDevice device, UnaryOperator<QueuePairConfig> configure, EventLoop loop,
             MessagingOptions messaging) {
         QueuePairConfig shape = shape(device, configure);
         ProtectionDomain pd = device.allocateProtectionDomain();
         CompletionQueue cq = device.createCompletionQueue(shape.sendQueueDepth() + shape.receiveQueueDepth());
         QueuePair qp = pd.createQueuePair(shape.withCompletionQueues(cq, cq));
-        // Receives do not go through the table (Messenger.RECEIVE_TAG): sends, Writes and Reads do.
+        // Receives do not go through the table (ReceiveSlots.RECEIVE_TAG): sends, Writes and Reads do.
         Operations operations = new Operations(shape.sendQueueDepth());
-        Messenger messenger = new Messenger(pd, qp, operations, loop, messaging);
-        messenger.start();
-        return new SessionResources(pd, cq, qp, operations, messenger);
+        MessagingEngine engine = new MessagingEngine(pd, qp, operations, loop, messaging);
+        return new SessionResources(pd, cq, qp, operations, engine);
     }
 
     /**
      * The configuration {@code configure} makes of the defaults; builders call this early so a bad
      * configurer fails on the caller's thread.
      */
-    static QueuePairConfig shape(RdmaDevice device, UnaryOperator<QueuePairConfig> configure) {
+    public static QueuePairConfig shape(RdmaDevice device, UnaryOperator<QueuePairConfig> configure) {
         // Sessions offer RFC 7306: a peer that does not know it (siw) ignores the offer, and none is used.
         QueuePairConfig shape = Objects.requireNonNull(configure.apply(QueuePairConfig.of(Placeholder.of(device))
                 .withExtensions(RdmapExtensions.ALL)), "the queue pair configurer returned null");
-        if (shape.sendQueueDepth() < MIN_SEND_QUEUE_DEPTH) {
-            throw new IllegalArgumentException("a session needs sendQueueDepth " + MIN_SEND_QUEUE_DEPTH
+        if (shape.sendQueueDepth() < SendQueueShares.MIN_SEND_QUEUE_DEPTH) {
+            throw new IllegalArgumentException("a session needs sendQueueDepth " + SendQueueShares.MIN_SEND_QUEUE_DEPTH
                     + " or more, not " + shape.sendQueueDepth() + ": half for messages, a quarter for the Reads"
                     + " of large messages, the rest for Writes and Reads");
         }
         return shape;
     }
 
-    /** The send queue's split (see {@link #shape}): the smallest depth that gives every use one entry. */
-    static final int MIN_SEND_QUEUE_DEPTH = 4;
-
-    /** Send queue entries for message Sends: half. */
-    static int messageSends(int sendQueueDepth) {
-        return sendQueueDepth / 2;
-    }
-
-    /** Send queue entries for the RDMA Reads that fetch large messages: a quarter. */
-    static int largeMessageReads(int sendQueueDepth) {
-        return Math.max(1, sendQueueDepth / 4);
-    }
-
-    /** Send queue entries for the application's Writes and Reads: the rest. */
-    static int applicationOperations(int sendQueueDepth) {
-        return sendQueueDepth - messageSends(sendQueueDepth) - largeMessageReads(sendQueueDepth);
-    }
-
     /** Closes everything (the queue pair first); for a session that never came up. */
-    void close() {
+    public void close() {
         qp.close();
         pd.close();
     }

@@ -1,4 +1,4 @@
-package io.softrdma.reactive;
+package io.softrdma.reactive.internal;
 
 import io.softrdma.verbs.WorkCompletion;
 
@@ -8,9 +8,9 @@ import io.softrdma.verbs.WorkCompletion;
  *
  * <p>Note: event loop only.
  */
-final class Operations {
+public final class Operations {
     /** What waits for one work request's completion. */
-    interface Pending {
+    public interface Pending {
         /** The work request completed (successfully or not); {@code c} is valid only during the call. */
         void complete(WorkCompletion c);
 
@@ -24,7 +24,7 @@ final class Operations {
     private int freeCount;
     private int inUse;
 
-    Operations(int capacity) {
+    public Operations(int capacity) {
         slots = new Pending[capacity];
         generations = new int[capacity];
         free = new int[capacity];
@@ -35,16 +35,16 @@ final class Operations {
     }
 
     /** Whether another operation fits. */
-    boolean hasRoom() {
+    public boolean hasRoom() {
         return freeCount > 0;
     }
 
-    int inUse() {
+    public int inUse() {
         return inUse;
     }
 
     /** Files {@code p} and returns the work request id to post with. */
-    long add(Pending p) {
+    public long add(Pending p) {
         if (freeCount == 0) {
             throw new IllegalStateException("more than " + slots.length + " operations outstanding");
         }
@@ -55,14 +55,14 @@ final class Operations {
     }
 
     /** Takes back the entry of a work request that was never posted. */
-    Pending remove(long wrId) {
+    public Pending remove(long wrId) {
         int slot = (int) wrId;
         if (slot < 0 || slot >= slots.length || generations[slot] != (int) (wrId >>> 32) || slots[slot] == null) {
             return null;
         }
         Pending p = slots[slot];
         slots[slot] = null;
-        // 30 bits: ids stay clear of Messenger.RECEIVE_TAG (bit 62) however often a slot is reused.
+        // 30 bits: ids stay clear of ReceiveSlots.RECEIVE_TAG (bit 62) however often a slot is reused.
         generations[slot] = (generations[slot] + 1) & 0x3FFF_FFFF;
         free[freeCount++] = slot;
         inUse--;
@@ -70,7 +70,7 @@ final class Operations {
     }
 
     /** Hands a completion to whoever waits for it. */
-    void complete(WorkCompletion c) {
+    public void complete(WorkCompletion c) {
         Pending p = remove(c.wrId());
         if (p != null) {
             p.complete(c);
@@ -78,7 +78,7 @@ final class Operations {
     }
 
     /** Fails everything still waiting (the session ended). */
-    void failAll(Throwable cause) {
+    public void failAll(Throwable cause) {
         for (int slot = 0; slot < slots.length; slot++) {
             Pending p = slots[slot];
             if (p != null) {

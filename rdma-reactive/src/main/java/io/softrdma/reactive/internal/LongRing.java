@@ -1,4 +1,4 @@
-package io.softrdma.reactive;
+package io.softrdma.reactive.internal;
 
 /**
  * A bounded FIFO of {@code long}s that never boxes: held Immediate Data, at most one per receive buffer.

@@ -1,4 +1,4 @@
-package io.softrdma.reactive;
+package io.softrdma.reactive.internal;
 
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.UnpooledDirectByteBuf;

@@ -1,0 +1,266 @@
+package io.softrdma.reactive.internal;
+
+import io.netty.buffer.ByteBuf;
+import io.softrdma.reactive.protocol.CreditWindow;
+import io.softrdma.reactive.protocol.LargeMessageDescriptor;
+import io.softrdma.reactive.protocol.MessageBatch;
+import io.softrdma.reactive.protocol.MessageHeader;
+import io.softrdma.reactive.protocol.MessageType;
+import io.softrdma.verbs.Access;
+import io.softrdma.verbs.MemoryRegion;
+import io.softrdma.verbs.ProtectionDomain;
+import io.softrdma.verbs.QueuePair;
+import io.softrdma.verbs.ScatterGatherEntry;
+import io.softrdma.verbs.SendWorkRequest;
+import io.softrdma.verbs.WorkCompletion;
+import io.softrdma.verbs.WorkCompletionStatus;
+import java.util.ArrayDeque;
+import java.util.Arrays;
+import java.util.function.IntConsumer;
+
+/**
+ * The sending half of messaging (docs/protocol.md): messages queue here, in order, until the peer's credit
+ * ({@link CreditWindow}) and a send slot allow; then each is copied once into its registered send slot behind a
+ * {@link MessageHeader} that carries this side's grant, and posted as an RDMA Send (RFC 5040 §5.3). DATA messages
+ * queued right behind each other go as one BATCH Send; a LARGE announcement carries a {@link LargeMessageDescriptor};
+ * a Write with Immediate Data (RFC 7306) takes its turn here because its Immediate Data spends a credit; a standalone
+ * CREDIT goes only when the window says the peer would otherwise stall.
+ *
+ * <p>Thread safety: the event loop only.
+ */
+final class Transmitter {
+    private final MessagingEngine engine;
+    private final QueuePair qp;
+    private final Operations operations;
+    private final CreditWindow window;
+    private final MemoryRegion sendArena;
+    private final int slotSize;
+    private final ArrayDeque<SendSlot> freeSends = new ArrayDeque<>();
+    private final ArrayDeque<Outgoing> outbound = new ArrayDeque<>();
+    /** Outgoing records already sent, for the next messages, up to the send window. */
+    private final ArrayDeque<Outgoing> spare = new ArrayDeque<>();
+    private final int maxSpare;
+    /** The largest message payload one Send carries: the negotiated send inline threshold less the header. */
+    private int sendLimit;
+
+    Transmitter(MessagingEngine engine, ProtectionDomain pd, QueuePair qp, Operations operations, CreditWindow window,
+            int slots, int slotSize, int maxSpare) {
+        this.engine = engine;
+        this.qp = qp;
+        this.operations = operations;
+        this.window = window;
+        this.slotSize = slotSize;
+        this.maxSpare = maxSpare;
+        this.sendArena = pd.allocate(Math.multiplyExact(slots, slotSize), Access.of(Access.LOCAL_WRITE));
+        for (int i = 0; i < slots; i++) {
+            freeSends.add(new SendSlot(i));
+        }
+        this.sendLimit = slotSize - MessageHeader.LENGTH;
+    }
+
+    /** RFC 8797: the peer's receive inline threshold caps what one Send may carry. */
+    void negotiated(int sendInlineThreshold) {
+        sendLimit = Math.min(slotSize, sendInlineThreshold) - MessageHeader.LENGTH;
+    }
+
+    /** Whether a payload of {@code octets} fits one Send; larger ones go as LARGE. */
+    boolean fitsInline(int octets) {
+        return octets <= sendLimit;
+    }
+
+    /** A queue record for a message, recycled if one is spare. */
+    Outgoing outgoing(MessageType type, int correlationId, ByteBuf payload, IntConsumer onSent) {
+        Outgoing o = spare.poll();
+        if (o == null) {
+            o = new Outgoing();
+        }
+        o.type = type;
+        o.correlationId = correlationId;
+        o.payload = payload;
+        o.onSent = onSent;
+        return o;
+    }
+
+    private void recycle(Outgoing o) {
+        o.clear();
+        if (spare.size() < maxSpare) {
+            spare.add(o);
+        }
+    }
+
+    /** Queues {@code o} behind everything queued before it, and sends what credit allows. */
+    void enqueue(Outgoing o) {
+        outbound.add(o);
+        pump();
+    }
+
+    /** Sends queued messages while there is credit and a send slot, then a standalone credit update if needed. */
+    void pump() {
+        while (!outbound.isEmpty() && !freeSends.isEmpty() && window.tryAcquire(outbound.peek().type)) {
+            Outgoing o = outbound.poll();
+            SendSlot slot = freeSends.poll();
+            if (o.immediateWrite != null) {
+                postImmediateWrite(o, slot);
+                continue;
+            }
+            int offset = slot.index * slotSize;
+            ByteBuf memory = sendArena.buffer();
+            int length = MessageHeader.LENGTH;
+            if (o.type == MessageType.LARGE) {
+                MessageHeader.writeLarge(memory, offset, o.innerType, window.takeGrant(), o.correlationId);
+                o.region.descriptor().write(memory, offset + length);
+                length += LargeMessageDescriptor.LENGTH;
+                engine.large().lent(o.region);
+                window.expectRelease();
+            } else {
+                MessageHeader.write(memory, offset, o.type, 0, window.takeGrant(), o.correlationId);
+            }
+            slot.add(o.onSent, o.payload == null ? 0 : o.payload.readableBytes());
+            if (o.batchable() && batches(o, outbound.peek())) {
+                length = packBatch(o, slot, memory, offset);
+            } else if (o.payload != null) {
+                int n = o.payload.readableBytes();
+                memory.setBytes(offset + MessageHeader.LENGTH, o.payload, o.payload.readerIndex(), n);
+                length += n;
+                o.payload.release();
+            }
+            long wrId = operations.add(slot);
+            try {
+                SendWorkRequest wr = SendWorkRequest.send(wrId, new ScatterGatherEntry(sendArena, offset, length));
+                qp.postSend(o.invalidateStag != 0 ? wr.withInvalidate(o.invalidateStag) : wr);
+            } catch (RuntimeException e) {
+                operations.remove(wrId);
+                slot.fail(e);
+                engine.end(e);
+                return;
+            }
+            recycle(o);
+        }
+        maybeUpdateCredits();
+    }
+
+    /**
+     * Posts an RDMA Write with Immediate Data in {@code slot}: no header, so it carries no grant (the next message
+     * does, or a CREDIT when the window says one is needed).
+     */
+    private void postImmediateWrite(Outgoing o, SendSlot slot) {
+        ImmediateData.ImmediateWrite w = o.immediateWrite;
+        recycle(o);
+        int length = w.memory.readableBytes();
+        slot.add(w, length);
+        long wrId = operations.add(slot);
+        try {
+            qp.postSend(SendWorkRequest.writeWithImmediate(wrId, w.remote.stag(), w.remote.taggedOffset(), w.data,
+                    new ScatterGatherEntry(w.region, w.memory.readerIndex(), length)));
+        } catch (RuntimeException e) {
+            operations.remove(wrId);
+            slot.fail(e);
+            w.fail(e);
+            engine.end(e);
+        }
+    }
+
+    /** Whether {@code first} and {@code next}, both queued, fit one Send as a BATCH. */
+    private boolean batches(Outgoing first, Outgoing next) {
+        return next != null && next.batchable() && MessageBatch.entryLength(first.payload.readableBytes())
+                + MessageBatch.entryLength(next.payload.readableBytes()) <= sendLimit;
+    }
+
+    /**
+     * Packs {@code first} and the DATA messages queued right behind it, as many as fit the send inline threshold,
+     * into one BATCH (docs/protocol.md): the header, already written with {@code first}'s grant, becomes a BATCH
+     * header with the count. Returns the Send's length.
+     */
+    private int packBatch(Outgoing first, SendSlot slot, ByteBuf memory, int offset) {
+        int end = offset + MessageHeader.LENGTH + sendLimit;
+        int at = MessageBatch.writeEntry(memory, offset + MessageHeader.LENGTH, first.payload);
+        first.payload.release();
+        int count = 1;
+        Outgoing next;
+        while ((next = outbound.peek()) != null && next.batchable()
+                && at + MessageBatch.entryLength(next.payload.readableBytes()) <= end) {
+            outbound.poll();
+            slot.add(next.onSent, next.payload.readableBytes());
+            at = MessageBatch.writeEntry(memory, at, next.payload);
+            next.payload.release();
+            recycle(next);
+            count++;
+        }
+        MessageHeader.write(memory, offset, MessageType.BATCH, 0, MessageHeader.credits(memory, offset), count);
+        return at - offset;
+    }
+
+    /** A standalone credit update, only when the window says it is needed. */
+    void maybeUpdateCredits() {
+        boolean other = !outbound.isEmpty() && window.canAcquire(outbound.peek().type) && !freeSends.isEmpty();
+        if (!engine.ended() && !freeSends.isEmpty() && window.standaloneUpdateNeeded(other)) {
+            outbound.addFirst(outgoing(MessageType.CREDIT, 0, null, Outgoing.NOTHING));
+            pump();
+        }
+    }
+
+    /** Releases every queued message (the session ended); their waiters hear from their own owners. */
+    void end() {
+        for (Outgoing o : outbound) {
+            if (o.payload != null) {
+                o.payload.release();
+            }
+            if (o.region != null) {
+                o.region.close(); // a LARGE announcement never sent: its registered memory goes too
+            }
+        }
+        outbound.clear();
+    }
+
+    @Override
+    public String toString() {
+        return "outbound " + outbound.size() + (outbound.isEmpty() ? "" : " (next " + outbound.peek().type + ")")
+                + ", free sends " + freeSends.size();
+    }
+
+    /** One send slot; free again once its Send completed (RFC 5040 §5.5 rule 14). */
+    private final class SendSlot implements Operations.Pending {
+        final int index;
+        /** Whom to tell when the Send is complete, and of how many octets: one for each message it carries. */
+        private IntConsumer[] onSent = new IntConsumer[4];
+        private int[] octets = new int[4];
+        private int messages;
+
+        SendSlot(int index) {
+            this.index = index;
+        }
+
+        void add(IntConsumer c, int length) {
+            if (messages == onSent.length) {
+                onSent = Arrays.copyOf(onSent, messages * 2);
+                octets = Arrays.copyOf(octets, messages * 2);
+            }
+            onSent[messages] = c;
+            octets[messages++] = length;
+        }
+
+        @Override
+        public void complete(WorkCompletion c) {
+            int n = messages;
+            messages = 0;
+            freeSends.add(this);
+            if (c.status() != WorkCompletionStatus.SUCCESS) {
+                Arrays.fill(onSent, 0, n, null);
+                return; // the session ends with the queue pair's close cause
+            }
+            for (int i = 0; i < n; i++) {
+                IntConsumer sent = onSent[i];
+                onSent[i] = null;
+                sent.accept(octets[i]);
+            }
+            pump();
+        }
+
+        @Override
+        public void fail(Throwable cause) {
+            Arrays.fill(onSent, 0, messages, null);
+            messages = 0;
+            freeSends.add(this);
+        }
+    }
+}
