@@ -29,6 +29,7 @@ import reactor.core.publisher.Mono;
 import reactor.core.publisher.MonoSink;
 import reactor.netty.Connection;
 import io.softrdma.reactive.internal.MessagingEngine;
+import io.softrdma.reactive.internal.OneSidedOperations;
 import io.softrdma.reactive.internal.Operations;
 import io.softrdma.reactive.internal.ReceiveSlots;
 import io.softrdma.reactive.internal.ReleaseAfterNext;
@@ -57,11 +58,7 @@ public final class RdmaSession implements Disposable {
     private final EventLoop loop;
     private final Operations operations;
     private final CompletableFuture<Void> ended = new CompletableFuture<>();
-    /** Writes and Reads the application subscribed to while its share of the send queue was full, in order. */
-    private final java.util.ArrayDeque<OperationSink<?>> waiting = new java.util.ArrayDeque<>();
-    /** The application's share of the send queue ({@link SendQueueShares#applicationOperations}). */
-    private final int applicationLimit;
-    private int applicationOperations;
+    private final OneSidedOperations oneSided;
     private final Mono<Void> onDispose;
     private final CompletionQueue.Handler dispatch;
 
@@ -79,8 +76,9 @@ public final class RdmaSession implements Disposable {
         this.cq = resources.cq();
         this.loop = connection.channel().eventLoop();
         this.operations = resources.operations();
-        this.applicationLimit = SendQueueShares.applicationOperations(resources.qp().config().sendQueueDepth());
         this.messenger = resources.messaging();
+        this.oneSided = new OneSidedOperations(qp, loop, operations, SendQueueShares.applicationOperations(
+                resources.qp().config().sendQueueDepth()), messenger.maxQueuedOperations(), ended::isDone, recorder);
         messenger.recorder(recorder);
         messenger.negotiated(rdma.rpcRdma().sendInlineThreshold(), rdma.rpcRdma().remoteInvalidation());
         this.dispatch = this::dispatch;
@@ -159,7 +157,7 @@ public final class RdmaSession implements Disposable {
     public Mono<Void> write(RemoteMemory remote, LocalRegion source, int offset, int length) {
         Objects.requireNonNull(remote, "remote");
         Objects.requireNonNull(source, "source");
-        return Mono.create(sink -> post(RdmaMetricsRecorder.Operation.WRITE, length, sink,
+        return Mono.create(sink -> oneSided.post(RdmaMetricsRecorder.Operation.WRITE, length, sink,
                 wrId -> SendWorkRequest.write(wrId, remote, new ScatterGatherEntry(source.memoryRegion(), offset,
                         length)), null, null));
     }
@@ -182,7 +180,7 @@ public final class RdmaSession implements Disposable {
             if (region == null) {
                 return;
             }
-            post(RdmaMetricsRecorder.Operation.WRITE, source.readableBytes(), sink, wrId -> SendWorkRequest.write(wrId,
+            oneSided.post(RdmaMetricsRecorder.Operation.WRITE, source.readableBytes(), sink, wrId -> SendWorkRequest.write(wrId,
                     remote, new ScatterGatherEntry(region, source.readerIndex(), source.readableBytes())), region,
                     source);
         });
@@ -243,7 +241,7 @@ public final class RdmaSession implements Disposable {
                 sink.error(e);
                 return;
             }
-            post(RdmaMetricsRecorder.Operation.READ, remote.length(), sink,
+            oneSided.post(RdmaMetricsRecorder.Operation.READ, remote.length(), sink,
                     wrId -> SendWorkRequest.read(wrId, ScatterGatherEntry.of(region), remote), region, null);
         });
     }
@@ -326,7 +324,7 @@ public final class RdmaSession implements Disposable {
             return Mono.error(new IllegalStateException("the peer did not agree to RFC 7306 atomics at connection"
                     + " setup (agreed: " + qp.extensions() + "; Linux siw has none)"));
         }
-        return Mono.create(sink -> post(RdmaMetricsRecorder.Operation.ATOMIC, Long.BYTES, sink, build, null, null));
+        return Mono.create(sink -> oneSided.post(RdmaMetricsRecorder.Operation.ATOMIC, Long.BYTES, sink, build, null, null));
     }
 
     /**
@@ -441,22 +439,6 @@ public final class RdmaSession implements Disposable {
 
     // ---- posting and completion (event loop) ----
 
-    /**
-     * Posts the work request {@code build} makes, once, on the event loop, and completes {@code sink}
-     * with its completion: {@code region} is closed and {@code owned} released afterwards — never
-     * before, even if the subscriber cancelled (the operation still runs on the wire).
-     */
-    private <T> void post(RdmaMetricsRecorder.Operation kind, long octets, MonoSink<T> sink,
-            Function<Long, SendWorkRequest> build, MemoryRegion region, ByteBuf owned) {
-        OperationSink<T> op = new OperationSink<>(kind, octets, sink, region, owned);
-        sink.onCancel(op::cancel);
-        if (loop.inEventLoop()) {
-            op.post(build);
-        } else {
-            loop.execute(() -> op.post(build));
-        }
-    }
-
     /** One completion to whoever waits for it; a failure there ends the session rather than the drain. */
     private void dispatch(WorkCompletion c) {
         try {
@@ -464,7 +446,7 @@ public final class RdmaSession implements Disposable {
                 messenger.receiveCompleted(c);
             } else {
                 operations.complete(c);
-                postWaiting();
+                oneSided.postWaiting();
             }
         } catch (RuntimeException e) {
             if (!ended.isDone()) {
@@ -472,16 +454,6 @@ public final class RdmaSession implements Disposable {
                 operations.failAll(e);
                 qp.close();
             }
-        }
-    }
-
-    /** Posts the operations that waited for room in the send queue, in order, while there is room. */
-    private void postWaiting() {
-        OperationSink<?> op;
-        while (applicationOperations < applicationLimit && (op = waiting.poll()) != null) {
-            Function<Long, SendWorkRequest> build = op.build;
-            op.build = null;
-            op.postNow(build);
         }
     }
 
@@ -497,10 +469,7 @@ public final class RdmaSession implements Disposable {
         Throwable failure = cause != null ? cause : new CancellationException("the RDMA session was closed");
         messenger.end(failure);
         operations.failAll(failure);
-        OperationSink<?> op;
-        while ((op = waiting.poll()) != null) {
-            op.fail(failure);
-        }
+        oneSided.end(failure);
         // A stream that ended with a Terminate was lost, however the queue pair's close reported it. Recorded
         // before onDispose() completes, so that whoever waits for it finds the session counted as closed.
         recorder.sessionClosed(this, cause != null ? cause : terminate);
@@ -511,126 +480,6 @@ public final class RdmaSession implements Disposable {
         }
         pd.close();
         connection.dispose();
-    }
-
-    /** One operation's subscriber and resources. Event loop only, but for {@link #cancel()}. */
-    private final class OperationSink<T> implements Operations.Pending {
-        private final MonoSink<T> sink;
-        private final MemoryRegion region;
-        private final ByteBuf owned;
-        private volatile boolean cancelled;
-        /** Whether it holds an entry of the send queue (posted, not yet completed or failed). */
-        private boolean posted;
-        /** While waiting for room in the send queue: the work request to post. */
-        private Function<Long, SendWorkRequest> build;
-
-        private final RdmaMetricsRecorder.Operation kind;
-        private final long octets;
-        private final long subscribed = System.nanoTime();
-
-        OperationSink(RdmaMetricsRecorder.Operation kind, long octets, MonoSink<T> sink, MemoryRegion region,
-                ByteBuf owned) {
-            this.kind = kind;
-            this.octets = octets;
-            this.sink = sink;
-            this.region = region;
-            this.owned = owned;
-        }
-
-        void cancel() {
-            cancelled = true;
-        }
-
-        void post(Function<Long, SendWorkRequest> build) {
-            if (ended.isDone()) {
-                fail(new IllegalStateException("the RDMA session has ended"));
-                return;
-            }
-            if (applicationOperations >= applicationLimit || !waiting.isEmpty()) {
-                if (waiting.size() >= messenger.maxQueuedOperations()) {
-                    fail(new IllegalStateException(waiting.size() + " Writes and Reads already wait for room in the"
-                            + " send queue, the most a session holds (MessagingOptions.maxQueuedOperations): wait for"
-                            + " some to complete, or bound what is in flight (e.g. flatMap's concurrency)"));
-                    return;
-                }
-                // The send queue is full: wait, in order, for a completion to make room.
-                this.build = build;
-                waiting.add(this);
-                return;
-            }
-            postNow(build);
-        }
-
-        void postNow(Function<Long, SendWorkRequest> build) {
-            if (cancelled) {
-                release(); // cancelled before it reached the queue pair: nothing on the wire to wait for
-                return;
-            }
-            long wrId = operations.add(this);
-            applicationOperations++;
-            posted = true;
-            try {
-                qp.postSend(build.apply(wrId));
-            } catch (RuntimeException e) {
-                operations.remove(wrId);
-                fail(e);
-            }
-        }
-
-        @Override
-        @SuppressWarnings("unchecked")
-        public void complete(WorkCompletion c) {
-            applicationOperations--;
-            posted = false;
-            if (c.status() == WorkCompletionStatus.SUCCESS) {
-                T result = null;
-                if (c.opcode() == WorkCompletionOpcode.RDMA_READ) {
-                    ByteBuf sinkBuffer = region.buffer();
-                    result = (T) sinkBuffer.retainedSlice(0, (int) c.byteLength());
-                } else if (c.opcode() == WorkCompletionOpcode.ATOMIC_FETCH_ADD
-                        || c.opcode() == WorkCompletionOpcode.ATOMIC_COMPARE_AND_SWAP) {
-                    result = (T) Long.valueOf(c.atomicOriginalValue());
-                }
-                release();
-                recorder.operation(kind, octets, System.nanoTime() - subscribed, true);
-                if (cancelled) {
-                    ReferenceCountUtil.release(result);
-                } else if (result != null) {
-                    sink.success(result);
-                } else {
-                    sink.success();
-                }
-                return;
-            }
-            // A failed or flushed operation: the queue pair is on its way to ERROR; its close cause (a
-            // Terminate, a lost connection) explains it.
-            WorkCompletionOpcode opcode = c.opcode();
-            WorkCompletionStatus status = c.status();
-            qp.closeFuture().whenComplete((v, t) -> loop.execute(() -> fail(
-                    new RdmaOperationException(opcode, status, unwrap(t)))));
-        }
-
-        @Override
-        public void fail(Throwable cause) {
-            if (posted) {
-                applicationOperations--;
-                posted = false;
-            }
-            release();
-            recorder.operation(kind, 0, System.nanoTime() - subscribed, false);
-            if (!cancelled) {
-                sink.error(cause);
-            }
-        }
-
-        private void release() {
-            if (region != null) {
-                region.close();
-            }
-            if (owned != null) {
-                owned.release();
-            }
-        }
     }
 
     private static Throwable unwrap(Throwable t) {

@@ -3,11 +3,12 @@ package io.softrdma.reactive.protocol;
 import io.netty.buffer.ByteBuf;
 import io.softrdma.reactive.protocol.MessageHeader.ProtocolException;
 import io.softrdma.verbs.RemoteMemory;
+import io.softrdma.verbs.RemoteMemoryCodec;
 
 /**
  * The payload of a {@link MessageType#LARGE} message: where the real message lies, in a region the sender
  * registered with remote read access for the receiver to RDMA-Read (RFC 5040 §2.3 "Advertisement"). 16 octets,
- * big-endian, right after the {@link MessageHeader}:
+ * big-endian, right after the {@link MessageHeader}, in {@link RemoteMemoryCodec#STAG_OFFSET_LENGTH}'s layout:
  *
  * <pre>
  *     0                   1                   2                   3
@@ -88,9 +89,7 @@ public record LargeMessageDescriptor(int stag, long taggedOffset, long length) {
      *        {@link MessageHeader#LENGTH})
      */
     public void write(ByteBuf buf, int index) {
-        buf.setInt(index + STAG_OFFSET, stag);
-        buf.setLong(index + TAGGED_OFFSET_OFFSET, taggedOffset);
-        buf.setInt(index + LENGTH_OFFSET, (int) length);
+        RemoteMemoryCodec.STAG_OFFSET_LENGTH.set(buf, index, stag, taggedOffset, length);
     }
 
     /**
@@ -121,9 +120,9 @@ public record LargeMessageDescriptor(int stag, long taggedOffset, long length) {
         if (maxLength < 1 || maxLength > MAX_LENGTH) {
             throw new IllegalArgumentException("maxLength " + maxLength + " is outside 1.." + MAX_LENGTH);
         }
-        int stag = buf.getInt(index + STAG_OFFSET);
-        long taggedOffset = buf.getLong(index + TAGGED_OFFSET_OFFSET);
-        long length = buf.getUnsignedInt(index + LENGTH_OFFSET);
+        int stag = RemoteMemoryCodec.STAG_OFFSET_LENGTH.stag(buf, index);
+        long taggedOffset = RemoteMemoryCodec.STAG_OFFSET_LENGTH.taggedOffset(buf, index);
+        long length = RemoteMemoryCodec.STAG_OFFSET_LENGTH.length(buf, index);
         String error = error(taggedOffset, length);
         if (error == null && length > maxLength) {
             error = "length " + length + " exceeds the " + maxLength + " octets this side accepts in one message";

@@ -3,6 +3,7 @@ package io.softrdma.samples.remotememory;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.softrdma.verbs.RemoteMemory;
+import io.softrdma.verbs.RemoteMemoryCodec;
 
 /**
  * What a client needs to RDMA-Read and RDMA-Write a region lent to its connection: the STag, the tagged offset
@@ -16,7 +17,7 @@ import io.softrdma.verbs.RemoteMemory;
 public record RegionHandle(int stag, long taggedOffset, long length) {
 
     /** Octets of {@link #encode()}. */
-    public static final int LENGTH = 16;
+    public static final int LENGTH = RemoteMemoryCodec.LENGTH;
 
     /**
      * The handle of {@code remote}.
@@ -38,12 +39,14 @@ public record RegionHandle(int stag, long taggedOffset, long length) {
     }
 
     /**
-     * 16 octets, big-endian: STag (4), tagged offset (8), length (4).
+     * 16 octets, big-endian: STag (4), tagged offset (8), length (4) — {@link RemoteMemoryCodec#STAG_OFFSET_LENGTH}.
      *
      * @return a new buffer
      */
     public ByteBuf encode() {
-        return Unpooled.buffer(LENGTH).writeInt(stag).writeLong(taggedOffset).writeInt((int) length);
+        ByteBuf out = Unpooled.buffer(LENGTH);
+        RemoteMemoryCodec.STAG_OFFSET_LENGTH.write(out, toRemoteMemory());
+        return out;
     }
 
     /**
@@ -57,6 +60,6 @@ public record RegionHandle(int stag, long taggedOffset, long length) {
         if (b.readableBytes() != LENGTH) {
             throw new IllegalArgumentException("a region handle is " + LENGTH + " octets, not " + b.readableBytes());
         }
-        return new RegionHandle(b.readInt(), b.readLong(), b.readUnsignedInt());
+        return of(RemoteMemoryCodec.STAG_OFFSET_LENGTH.read(b));
     }
 }
