@@ -43,22 +43,11 @@ public final class RdmaClient {
             io.softrdma.mpa.PeerToPeerMode.WRITE);
 
     private final TcpClient tcp;
-    private final RdmaDevice device;
-    private final MpaSettings mpa;
-    private final UnaryOperator<QueuePairConfig> queuePair;
-    private final byte[] privateData;
-    private final MessagingOptions messaging;
-    private final RdmaMetricsRecorder metrics;
+    private final RdmaClientConfig config;
 
-    private RdmaClient(TcpClient tcp, RdmaDevice device, MpaSettings mpa, UnaryOperator<QueuePairConfig> queuePair,
-            byte[] privateData, MessagingOptions messaging, RdmaMetricsRecorder metrics) {
-        this.metrics = metrics;
-        this.messaging = messaging;
+    private RdmaClient(TcpClient tcp, RdmaClientConfig config) {
         this.tcp = tcp;
-        this.device = device;
-        this.mpa = mpa;
-        this.queuePair = queuePair;
-        this.privateData = privateData;
+        this.config = config;
     }
 
     /**
@@ -73,8 +62,24 @@ public final class RdmaClient {
                 .option(ChannelOption.ALLOCATOR, io.netty.buffer.PooledByteBufAllocator.DEFAULT)
                 .option(ChannelOption.WRITE_BUFFER_WATER_MARK, RdmaPipeline.WATER_MARK)
                 .option(ChannelOption.RCVBUF_ALLOCATOR, RdmaPipeline.READ_BUFFERS);
-        return new RdmaClient(tcp, RdmaDevice.create("reactive-client"), DEFAULT_MPA, c -> c,
-                new byte[0], MessagingOptions.DEFAULTS, RdmaMetricsRecorder.NONE);
+        return new RdmaClient(tcp, new RdmaClientConfig(RdmaSessionConfig.defaults("reactive-client")
+                .withMpa(DEFAULT_MPA), new byte[0]));
+    }
+
+    /**
+     * What this client is set to: MPA settings, queue pair shape, messaging, metrics, private data. Host,
+     * port and TCP options are in {@link #tcpClient()}.
+     */
+    public RdmaClientConfig configuration() {
+        return config;
+    }
+
+    /**
+     * The reactor-netty client underneath (immutable): {@code tcpClient().configuration()} tells the remote
+     * address and the channel options. Change it with {@link #tcpConfiguration}.
+     */
+    public TcpClient tcpClient() {
+        return tcp;
     }
 
     public RdmaClient host(String host) {
@@ -90,25 +95,22 @@ public final class RdmaClient {
      * peer-to-peer mode the server can send nothing until this side has (RFC 5044 §7.1.2).
      */
     public RdmaClient mpa(MpaSettings settings) {
-        return new RdmaClient(tcp, device, Objects.requireNonNull(settings, "settings"), queuePair, privateData,
-                messaging, metrics);
+        return with(config.session().withMpa(Objects.requireNonNull(settings, "settings")));
     }
 
     /** Queue pair sizes and ORD/IRD, starting from {@link QueuePairConfig#of}'s defaults. */
     public RdmaClient queuePair(UnaryOperator<QueuePairConfig> configure) {
-        return new RdmaClient(tcp, device, mpa, Objects.requireNonNull(configure, "configure"), privateData,
-                messaging, metrics);
+        return with(config.session().withQueuePair(Objects.requireNonNull(configure, "configure")));
     }
 
     /** Private data for the MPA Request (the application's part; RFC 8797's block may be in it). */
     public RdmaClient privateData(byte[] privateData) {
-        return new RdmaClient(tcp, device, mpa, queuePair, privateData.clone(), messaging, metrics);
+        return new RdmaClient(tcp, config.withPrivateData(Objects.requireNonNull(privateData, "privateData")));
     }
 
     /** Messaging sizes and remote invalidation ({@link MessagingOptions}, docs/protocol.md). */
     public RdmaClient messaging(MessagingOptions options) {
-        return new RdmaClient(tcp, device, mpa, queuePair, privateData, Objects.requireNonNull(options, "options"),
-                metrics);
+        return with(config.session().withMessaging(Objects.requireNonNull(options, "options")));
     }
 
     /** How long the TCP connect may take; the MPA Reply has {@link MpaSettings#replyTimeout()}. */
@@ -122,17 +124,20 @@ public final class RdmaClient {
      * Spring Boot starter supplies a Micrometer one.
      */
     public RdmaClient metrics(RdmaMetricsRecorder recorder) {
-        return new RdmaClient(tcp, device, mpa, queuePair, privateData, messaging,
-                Objects.requireNonNull(recorder, "recorder"));
+        return with(config.session().withMetrics(Objects.requireNonNull(recorder, "recorder")));
     }
 
     /** Further reactor-netty settings (loop resources, wiretap, metrics, TLS below MPA). */
     public RdmaClient tcpConfiguration(UnaryOperator<TcpClient> configure) {
-        return with(configure.apply(tcp));
+        return with(Objects.requireNonNull(configure.apply(tcp), "the TcpClient configurer returned null"));
     }
 
     private RdmaClient with(TcpClient t) {
-        return new RdmaClient(t, device, mpa, queuePair, privateData, messaging, metrics);
+        return new RdmaClient(t, config);
+    }
+
+    private RdmaClient with(RdmaSessionConfig session) {
+        return new RdmaClient(tcp, config.withSession(session));
     }
 
     /**
@@ -140,6 +145,11 @@ public final class RdmaClient {
      * startup's error ({@link io.softrdma.mpa.MpaStartupException}, whose reason says why).
      */
     public Mono<RdmaSession> connect() {
+        RdmaSessionConfig session = config.session();
+        RdmaDevice device = session.device();
+        UnaryOperator<QueuePairConfig> queuePair = session.queuePair();
+        MessagingOptions messaging = session.messaging();
+        RdmaMetricsRecorder metrics = session.metrics();
         return Mono.defer(() -> {
             SessionResources.shape(device, queuePair);
             return tcp.doOnChannelInit((observer, channel, address) -> {
@@ -148,7 +158,7 @@ public final class RdmaClient {
                         messaging);
                 channel.attr(RESOURCES).set(resources);
                 channel.attr(ESTABLISHED).set(RdmaPipeline.initiator(channel, resources.qp(),
-                        messaging.privateData(privateData), mpa,
+                        messaging.privateData(config.privateDataUnsafe()), session.mpa(),
                         NettyPipeline.ReactiveBridge));
             }).doOnConnected(RdmaServer::readContinuously).connect().flatMap(connection -> {
                 CompletableFuture<RdmaConnection> established = connection.channel().attr(ESTABLISHED).get();

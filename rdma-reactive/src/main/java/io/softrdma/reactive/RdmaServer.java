@@ -40,36 +40,18 @@ public final class RdmaServer {
 
     private static final Logger log = Loggers.getLogger(RdmaServer.class);
 
-    private final TcpServer tcp;
-    private final RdmaDevice device;
-    private final MpaSettings mpa;
-    private final UnaryOperator<QueuePairConfig> queuePair;
-    private final Function<ConnectRequest, byte[]> accept;
-    private final Function<? super RdmaSession, ? extends Publisher<Void>> handler;
-    private final MessagingOptions messaging;
-    private final RdmaMetricsRecorder metrics;
-    private final int maxPendingStartups;
-    private final int maxSessions;
-
     /** Sessions a server holds at once unless told otherwise. */
     public static final int DEFAULT_MAX_SESSIONS = 4096;
     /** Set on a connection once its startup ended: true as a session, false refused by {@link #accept}. */
     private static final io.netty.util.AttributeKey<Boolean> STARTUP = io.netty.util.AttributeKey.valueOf(
             RdmaServer.class, "startup");
 
-    private RdmaServer(TcpServer tcp, RdmaDevice device, MpaSettings mpa, UnaryOperator<QueuePairConfig> queuePair,
-            Function<ConnectRequest, byte[]> accept, Function<? super RdmaSession, ? extends Publisher<Void>> handler,
-            MessagingOptions messaging, RdmaMetricsRecorder metrics, int maxPendingStartups, int maxSessions) {
-        this.maxSessions = maxSessions;
-        this.maxPendingStartups = maxPendingStartups;
-        this.metrics = metrics;
-        this.messaging = messaging;
+    private final TcpServer tcp;
+    private final RdmaServerConfig config;
+
+    private RdmaServer(TcpServer tcp, RdmaServerConfig config) {
         this.tcp = tcp;
-        this.device = device;
-        this.mpa = mpa;
-        this.queuePair = queuePair;
-        this.accept = accept;
-        this.handler = handler;
+        this.config = config;
     }
 
     /**
@@ -84,9 +66,25 @@ public final class RdmaServer {
                 .childOption(ChannelOption.ALLOCATOR, io.netty.buffer.PooledByteBufAllocator.DEFAULT)
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, RdmaPipeline.WATER_MARK)
                 .childOption(ChannelOption.RCVBUF_ALLOCATOR, RdmaPipeline.READ_BUFFERS);
-        return new RdmaServer(tcp, RdmaDevice.create("reactive-server"), MpaSettings.defaults(), c -> c,
-                request -> new byte[0], RdmaSession::onDispose, MessagingOptions.DEFAULTS, RdmaMetricsRecorder.NONE,
-                StartupLimiter.DEFAULT_MAX_PENDING, DEFAULT_MAX_SESSIONS);
+        return new RdmaServer(tcp, new RdmaServerConfig(RdmaSessionConfig.defaults("reactive-server"),
+                request -> new byte[0], RdmaSession::onDispose, StartupLimiter.DEFAULT_MAX_PENDING,
+                DEFAULT_MAX_SESSIONS));
+    }
+
+    /**
+     * What this server is set to: MPA settings, queue pair shape, messaging, metrics, accept decision, handler,
+     * limits. Address, port and TCP options are in {@link #tcpServer()}.
+     */
+    public RdmaServerConfig configuration() {
+        return config;
+    }
+
+    /**
+     * The reactor-netty server underneath (immutable): {@code tcpServer().configuration()} tells the bind
+     * address and the child channel options. Change it with {@link #tcpConfiguration}.
+     */
+    public TcpServer tcpServer() {
+        return tcp;
     }
 
     public RdmaServer host(String host) {
@@ -100,15 +98,13 @@ public final class RdmaServer {
 
     /** MPA options: revision, CRC, Markers, peer-to-peer mode, private data cap, timeouts. */
     public RdmaServer mpa(MpaSettings settings) {
-        return new RdmaServer(tcp, device, Objects.requireNonNull(settings, "settings"), queuePair, accept, handler,
-                messaging, metrics, maxPendingStartups, maxSessions);
+        return with(config.withSession(config.session().withMpa(Objects.requireNonNull(settings, "settings"))));
     }
 
     /** Queue pair sizes and ORD/IRD for each connection, starting from {@link QueuePairConfig#of}'s defaults. */
     public RdmaServer queuePair(UnaryOperator<QueuePairConfig> configure) {
-        SessionResources.shape(device, configure);
-        return new RdmaServer(tcp, device, mpa, configure, accept, handler, messaging, metrics, maxPendingStartups,
-                maxSessions);
+        SessionResources.shape(config.session().device(), Objects.requireNonNull(configure, "configure"));
+        return with(config.withSession(config.session().withQueuePair(configure)));
     }
 
     /**
@@ -117,20 +113,17 @@ public final class RdmaServer {
      * data, cut to fit).
      */
     public RdmaServer accept(Function<ConnectRequest, byte[]> decide) {
-        return new RdmaServer(tcp, device, mpa, queuePair, Objects.requireNonNull(decide, "decide"), handler,
-                messaging, metrics, maxPendingStartups, maxSessions);
+        return with(config.withAccept(Objects.requireNonNull(decide, "decide")));
     }
 
     /** What to do with each session; the session is closed when the returned publisher terminates. */
     public RdmaServer handle(Function<? super RdmaSession, ? extends Publisher<Void>> handler) {
-        return new RdmaServer(tcp, device, mpa, queuePair, accept, Objects.requireNonNull(handler, "handler"),
-                messaging, metrics, maxPendingStartups, maxSessions);
+        return with(config.withHandler(Objects.requireNonNull(handler, "handler")));
     }
 
     /** Messaging sizes and remote invalidation ({@link MessagingOptions}, docs/protocol.md). */
     public RdmaServer messaging(MessagingOptions options) {
-        return new RdmaServer(tcp, device, mpa, queuePair, accept, handler,
-                java.util.Objects.requireNonNull(options, "options"), metrics, maxPendingStartups, maxSessions);
+        return with(config.withSession(config.session().withMessaging(Objects.requireNonNull(options, "options"))));
     }
 
     /**
@@ -138,8 +131,7 @@ public final class RdmaServer {
      * Spring Boot starter supplies a Micrometer one.
      */
     public RdmaServer metrics(RdmaMetricsRecorder recorder) {
-        return new RdmaServer(tcp, device, mpa, queuePair, accept, handler, messaging,
-                Objects.requireNonNull(recorder, "recorder"), maxPendingStartups, maxSessions);
+        return with(config.withSession(config.session().withMetrics(Objects.requireNonNull(recorder, "recorder"))));
     }
 
     /**
@@ -148,8 +140,7 @@ public final class RdmaServer {
      * at most the MPA Request timeout.
      */
     public RdmaServer maxPendingStartups(int max) {
-        new StartupLimiter(max); // validates, naming the rule
-        return new RdmaServer(tcp, device, mpa, queuePair, accept, handler, messaging, metrics, max, maxSessions);
+        return with(config.withMaxPendingStartups(max));
     }
 
     /**
@@ -158,21 +149,20 @@ public final class RdmaServer {
      * Reply that says why (RFC 5044 §7.1.2: the Reject bit).
      */
     public RdmaServer maxSessions(int max) {
-        if (max < 1) {
-            throw new IllegalArgumentException("maxSessions must be at least 1, not " + max);
-        }
-        return new RdmaServer(tcp, device, mpa, queuePair, accept, handler, messaging, metrics, maxPendingStartups,
-                max);
+        return with(config.withMaxSessions(max));
     }
 
     /** Further reactor-netty settings (loop resources, wiretap, metrics, TLS below MPA). */
     public RdmaServer tcpConfiguration(UnaryOperator<TcpServer> configure) {
-        return with(configure.apply(tcp));
+        return with(Objects.requireNonNull(configure.apply(tcp), "the TcpServer configurer returned null"));
     }
 
     private RdmaServer with(TcpServer t) {
-        return new RdmaServer(t, device, mpa, queuePair, accept, handler, messaging, metrics, maxPendingStartups,
-                maxSessions);
+        return new RdmaServer(t, config);
+    }
+
+    private RdmaServer with(RdmaServerConfig c) {
+        return new RdmaServer(tcp, c);
     }
 
     /** Binds, waiting at most 45 s. */
@@ -183,18 +173,20 @@ public final class RdmaServer {
     /** Binds, waiting at most {@code timeout}. */
     public DisposableRdmaServer bindNow(Duration timeout) {
         java.util.Set<RdmaSession> sessions = java.util.concurrent.ConcurrentHashMap.newKeySet();
-        StartupLimiter limiter = new StartupLimiter(maxPendingStartups);
+        StartupLimiter limiter = new StartupLimiter(config.maxPendingStartups());
         return new DisposableRdmaServer(bind(sessions, limiter).block(timeout), sessions, limiter);
     }
 
     /** Binds when subscribed. */
     public Mono<DisposableRdmaServer> bind() {
         java.util.Set<RdmaSession> sessions = java.util.concurrent.ConcurrentHashMap.newKeySet();
-        StartupLimiter limiter = new StartupLimiter(maxPendingStartups);
+        StartupLimiter limiter = new StartupLimiter(config.maxPendingStartups());
         return bind(sessions, limiter).map(server -> new DisposableRdmaServer(server, sessions, limiter));
     }
 
     private Mono<? extends DisposableServer> bind(java.util.Set<RdmaSession> sessions, StartupLimiter limiter) {
+        MpaSettings mpa = config.session().mpa();
+        RdmaMetricsRecorder metrics = config.session().metrics();
         // Ahead of reactor-netty's reactive bridge: the queue pair takes every ULPDU.
         return tcp.doOnChannelInit((observer, channel, address) -> {
             adaptTls(channel);
@@ -235,21 +227,25 @@ public final class RdmaServer {
 
     private void onRequest(io.netty.channel.Channel channel, ConnectRequest request,
             java.util.Set<RdmaSession> sessions) {
+        RdmaSessionConfig session = config.session();
+        RdmaMetricsRecorder metrics = session.metrics();
+        MessagingOptions messaging = session.messaging();
+        int maxSessions = config.maxSessions();
         byte[] reply;
         try {
             if (sessions.size() >= maxSessions) {
                 throw new IllegalStateException("server full: " + sessions.size() + " sessions (maxSessions)");
             }
-            reply = accept.apply(request);
+            reply = config.accept().apply(request);
         } catch (RuntimeException e) {
             channel.attr(STARTUP).set(Boolean.FALSE);
             metrics.startupFailed(RdmaMetricsRecorder.StartupFailure.REJECTED);
             byte[] reason = String.valueOf(e.getMessage()).getBytes(java.nio.charset.StandardCharsets.UTF_8);
-            int room = Math.max(0, mpa.maxApplicationPrivateDataLength());
+            int room = Math.max(0, session.mpa().maxApplicationPrivateDataLength());
             request.reject(java.util.Arrays.copyOf(reason, Math.min(reason.length, room)));
             return;
         }
-        SessionResources resources = SessionResources.create(device, queuePair,
+        SessionResources resources = SessionResources.create(session.device(), session.queuePair(),
                 channel.eventLoop(), messaging);
         request.accept(resources.qp(), messaging.privateData(reply)).whenComplete((rdma, failure) -> {
             if (failure != null) {
@@ -258,12 +254,12 @@ public final class RdmaServer {
             }
             channel.attr(STARTUP).set(Boolean.TRUE);
             reactor.netty.Connection connection = reactor.netty.Connection.from(rdma.channel());
-            RdmaSession session = new RdmaSession(connection, rdma, resources, metrics);
-            sessions.add(session);
-            session.onDispose().doFinally(s -> sessions.remove(session)).subscribe();
-            Mono.defer(() -> Mono.from(handler.apply(session)))
-                    .doFinally(signal -> session.dispose())
-                    .subscribe(null, t -> log.warn("the handler of {} failed", session, t));
+            RdmaSession rdmaSession = new RdmaSession(connection, rdma, resources, metrics);
+            sessions.add(rdmaSession);
+            rdmaSession.onDispose().doFinally(s -> sessions.remove(rdmaSession)).subscribe();
+            Mono.defer(() -> Mono.from(config.handler().apply(rdmaSession)))
+                    .doFinally(signal -> rdmaSession.dispose())
+                    .subscribe(null, t -> log.warn("the handler of {} failed", rdmaSession, t));
         });
     }
 }
