@@ -55,13 +55,7 @@ public final class RdmaClient {
      * 128, its own device, to localhost:7471.
      */
     public static RdmaClient create() {
-        TcpClient tcp = TcpClient.newConnection().host("localhost").port(RdmaServer.DEFAULT_PORT)
-                .option(ChannelOption.TCP_NODELAY, true)
-                // Netty 4.2's default (adaptive) allocator makes every slice of a read buffer an object
-                // of its own; the pooled one recycles them, as ConnectionManager's channels do.
-                .option(ChannelOption.ALLOCATOR, io.netty.buffer.PooledByteBufAllocator.DEFAULT)
-                .option(ChannelOption.WRITE_BUFFER_WATER_MARK, RdmaPipeline.WATER_MARK)
-                .option(ChannelOption.RCVBUF_ALLOCATOR, RdmaPipeline.READ_BUFFERS);
+        TcpClient tcp = TcpOptions.apply(TcpClient.newConnection().host("localhost").port(RdmaServer.DEFAULT_PORT));
         return new RdmaClient(tcp, new RdmaClientConfig(RdmaSessionConfig.defaults("reactive-client")
                 .withMpa(DEFAULT_MPA), new byte[0]));
     }

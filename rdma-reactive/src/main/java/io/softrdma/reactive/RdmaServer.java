@@ -1,6 +1,5 @@
 package io.softrdma.reactive;
 
-import io.netty.channel.ChannelOption;
 import io.softrdma.cm.ConnectRequest;
 import io.softrdma.cm.RdmaPipeline;
 import io.softrdma.cm.StartupLimiter;
@@ -59,13 +58,7 @@ public final class RdmaServer {
      * every connection with empty private data, whose sessions last until the peer closes them.
      */
     public static RdmaServer create() {
-        TcpServer tcp = TcpServer.create().port(DEFAULT_PORT)
-                .childOption(ChannelOption.TCP_NODELAY, true)
-                // Netty 4.2's default (adaptive) allocator makes every slice of a read buffer an object
-                // of its own; the pooled one recycles them, as ConnectionManager's channels do.
-                .childOption(ChannelOption.ALLOCATOR, io.netty.buffer.PooledByteBufAllocator.DEFAULT)
-                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, RdmaPipeline.WATER_MARK)
-                .childOption(ChannelOption.RCVBUF_ALLOCATOR, RdmaPipeline.READ_BUFFERS);
+        TcpServer tcp = TcpOptions.apply(TcpServer.create().port(DEFAULT_PORT));
         return new RdmaServer(tcp, new RdmaServerConfig(RdmaSessionConfig.defaults("reactive-server"),
                 request -> new byte[0], RdmaSession::onDispose, StartupLimiter.DEFAULT_MAX_PENDING,
                 DEFAULT_MAX_SESSIONS));
