@@ -18,13 +18,17 @@ import reactor.netty.tcp.TcpClient;
 /**
  * Connects to an RDMA peer over reactor-netty's {@link TcpClient}, with SoftRDMA's MPA startup and
  * queue pair in the connection's pipeline. Immutable: each setter returns a new client, as Reactor
- * Netty's builders do.
+ * Netty's builders do; {@link #configuration()} and {@link #tcpClient()} tell what is set.
  *
  * <pre>{@code
  * RdmaSession session = RdmaClient.create().host("10.0.0.2").port(7471)
- *         .mpa(MpaSettings.defaults().withCrc(true))
+ *         .mpa(mpa -> mpa.withCrc(false))      // changes the CRC, keeps the rest of DEFAULT_MPA
  *         .connect().block();
  * }</pre>
+ *
+ * <p>The MPA settings start as {@link #DEFAULT_MPA}, the server's default too: revision 2, CRC, and RFC 6581
+ * peer-to-peer mode so that the server may send first. {@link #mpa(UnaryOperator)} changes some of them;
+ * {@link #mpa(MpaSettings)} replaces them all, peer-to-peer mode included.
  *
  * <p>Thread safety: immutable.
  */
@@ -35,12 +39,11 @@ public final class RdmaClient {
             AttributeKey.valueOf(RdmaClient.class, "resources");
 
     /**
-     * MPA revision 2 with CRC, and peer-to-peer mode with the zero-length Write as RTR (RFC 6581 §4):
-     * without it a server could send nothing — no Write, no message — before the client's first FPDU
-     * (RFC 5044 §7.1.2), and a session may well start with the server talking.
+     * The MPA settings a client starts with, the same as a server's: {@link RdmaSessionConfig#DEFAULT_MPA}
+     * (revision 2, CRC, RFC 6581 peer-to-peer mode offering the zero-length Write and Read as RTR, so that the
+     * server may send first).
      */
-    public static final MpaSettings DEFAULT_MPA = MpaSettings.defaults().withPeerToPeer(
-            io.softrdma.mpa.PeerToPeerMode.WRITE);
+    public static final MpaSettings DEFAULT_MPA = RdmaSessionConfig.DEFAULT_MPA;
 
     private final TcpClient tcp;
     private final RdmaClientConfig config;
@@ -51,13 +54,12 @@ public final class RdmaClient {
     }
 
     /**
-     * A client with {@link #DEFAULT_MPA} (revision 2, CRC, peer-to-peer with a Write RTR), ORD and IRD
-     * 128, its own device, to localhost:7471.
+     * A client with {@link #DEFAULT_MPA} (revision 2, CRC, peer-to-peer mode), ORD and IRD 128, its own
+     * device, to localhost:7471.
      */
     public static RdmaClient create() {
         TcpClient tcp = TcpOptions.apply(TcpClient.newConnection().host("localhost").port(RdmaServer.DEFAULT_PORT));
-        return new RdmaClient(tcp, new RdmaClientConfig(RdmaSessionConfig.defaults("reactive-client")
-                .withMpa(DEFAULT_MPA), new byte[0]));
+        return new RdmaClient(tcp, new RdmaClientConfig(RdmaSessionConfig.defaults("reactive-client"), new byte[0]));
     }
 
     /**
@@ -85,11 +87,22 @@ public final class RdmaClient {
     }
 
     /**
-     * MPA options: revision, CRC, Markers, peer-to-peer mode, private data cap, timeouts. Without
-     * peer-to-peer mode the server can send nothing until this side has (RFC 5044 §7.1.2).
+     * Replaces the MPA settings as a whole: revision, CRC, Markers, peer-to-peer mode, private data cap,
+     * timeouts. {@code MpaSettings.defaults()} has no peer-to-peer mode, and without it the server can send
+     * nothing until this side has (RFC 5044 §7.1.2); to change a few settings keep the rest with
+     * {@link #mpa(UnaryOperator)}, or start from {@link #DEFAULT_MPA}.
      */
     public RdmaClient mpa(MpaSettings settings) {
         return with(config.session().withMpa(Objects.requireNonNull(settings, "settings")));
+    }
+
+    /**
+     * Changes some MPA settings and keeps the others: {@code configure} gets the settings so far
+     * ({@link #DEFAULT_MPA} unless changed), so {@code mpa(m -> m.withCrc(false))} keeps peer-to-peer mode.
+     */
+    public RdmaClient mpa(UnaryOperator<MpaSettings> configure) {
+        return mpa(Objects.requireNonNull(configure.apply(config.session().mpa()),
+                "the MPA settings configurer returned null"));
     }
 
     /** Queue pair sizes and ORD/IRD, starting from {@link QueuePairConfig#of}'s defaults. */

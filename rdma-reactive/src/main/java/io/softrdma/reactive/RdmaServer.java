@@ -23,7 +23,8 @@ import reactor.util.Loggers;
  * Accepts RDMA connections over reactor-netty's {@link TcpServer}: each connection runs the MPA
  * startup as responder, gets a queue pair (and a protection domain of its own) when accepted, and is
  * handed to the handler as an {@link RdmaSession}; the session ends when the handler's publisher
- * completes or fails. Immutable: each setter returns a new server.
+ * completes or fails. Immutable: each setter returns a new server; {@link #configuration()} and
+ * {@link #tcpServer()} tell what is set.
  *
  * <pre>{@code
  * DisposableRdmaServer server = RdmaServer.create().port(7471)
@@ -54,8 +55,9 @@ public final class RdmaServer {
     }
 
     /**
-     * A server on port 7471 of every interface, MPA revision 2 with CRC on, ORD and IRD 128, accepting
-     * every connection with empty private data, whose sessions last until the peer closes them.
+     * A server on port 7471 of every interface with {@link RdmaSessionConfig#DEFAULT_MPA} (revision 2, CRC,
+     * any RFC 6581 RTR message the client offers), ORD and IRD 128, accepting every connection with empty
+     * private data, whose sessions last until the peer closes them.
      */
     public static RdmaServer create() {
         TcpServer tcp = TcpOptions.apply(TcpServer.create().port(DEFAULT_PORT));
@@ -89,9 +91,22 @@ public final class RdmaServer {
         return with(tcp.port(port));
     }
 
-    /** MPA options: revision, CRC, Markers, peer-to-peer mode, private data cap, timeouts. */
+    /**
+     * Replaces the MPA settings as a whole: revision, CRC, Markers, peer-to-peer mode (as responder: the RTR
+     * messages accepted), private data cap, timeouts. To change a few and keep the rest use
+     * {@link #mpa(UnaryOperator)}.
+     */
     public RdmaServer mpa(MpaSettings settings) {
         return with(config.withSession(config.session().withMpa(Objects.requireNonNull(settings, "settings"))));
+    }
+
+    /**
+     * Changes some MPA settings and keeps the others: {@code configure} gets the settings so far
+     * ({@link RdmaSessionConfig#DEFAULT_MPA} unless changed), e.g. {@code mpa(m -> m.withCrc(false))}.
+     */
+    public RdmaServer mpa(UnaryOperator<MpaSettings> configure) {
+        return mpa(Objects.requireNonNull(configure.apply(config.session().mpa()),
+                "the MPA settings configurer returned null"));
     }
 
     /** Queue pair sizes and ORD/IRD for each connection, starting from {@link QueuePairConfig#of}'s defaults. */

@@ -1,6 +1,7 @@
 package io.softrdma.reactive;
 
 import io.softrdma.mpa.MpaSettings;
+import io.softrdma.mpa.PeerToPeerMode;
 import io.softrdma.verbs.QueuePairConfig;
 import io.softrdma.verbs.RdmaDevice;
 import java.util.Objects;
@@ -14,6 +15,18 @@ import java.util.function.UnaryOperator;
  * <p>Thread safety: immutable. Each builder setter makes a copy with one field changed.
  */
 public final class RdmaSessionConfig {
+    /**
+     * The MPA settings of both {@link RdmaClient} and {@link RdmaServer} unless changed: revision 2 with CRC
+     * ({@link MpaSettings#defaults()}) and RFC 6581 peer-to-peer mode {@link PeerToPeerMode#ANY}.
+     *
+     * <p>As initiator, a client offers both zero-length RTR messages, Write and Read, as Linux siw's
+     * {@code peer_to_peer=1} does; a SoftRDMA or siw responder picks the Write. Without an RTR a server could
+     * send nothing, no Write and no message, before the client's first FPDU (RFC 5044 §7.1.2), and a session
+     * may well start with the server talking. As responder, a server accepts whatever RTR a peer offers,
+     * preferring the Write (as siw and {@link PeerToPeerMode#OFF} do), and a peer that offers none.
+     */
+    public static final MpaSettings DEFAULT_MPA = MpaSettings.defaults().withPeerToPeer(PeerToPeerMode.ANY);
+
     private final RdmaDevice device;
     private final MpaSettings mpa;
     private final UnaryOperator<QueuePairConfig> queuePair;
@@ -31,7 +44,7 @@ public final class RdmaSessionConfig {
 
     /** The defaults of both builders, on a device of their own named {@code deviceName}. */
     static RdmaSessionConfig defaults(String deviceName) {
-        return new RdmaSessionConfig(RdmaDevice.create(deviceName), MpaSettings.defaults(), UnaryOperator.identity(),
+        return new RdmaSessionConfig(RdmaDevice.create(deviceName), DEFAULT_MPA, UnaryOperator.identity(),
                 MessagingOptions.DEFAULTS, RdmaMetricsRecorder.NONE);
     }
 

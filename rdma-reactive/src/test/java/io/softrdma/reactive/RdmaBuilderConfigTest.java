@@ -34,7 +34,7 @@ class RdmaBuilderConfigTest {
         privateData[0] = 9; // the builder took a copy
 
         RdmaSessionConfig defaults = base.configuration().session();
-        assertThat(defaults.mpa()).isEqualTo(RdmaClient.DEFAULT_MPA);
+        assertThat(defaults.mpa()).isEqualTo(RdmaSessionConfig.DEFAULT_MPA);
         assertThat(defaults.messaging()).isEqualTo(MessagingOptions.DEFAULTS);
         assertThat(defaults.metrics()).isSameAs(RdmaMetricsRecorder.NONE);
         assertThat(base.configuration().privateData()).isEmpty();
@@ -80,7 +80,7 @@ class RdmaBuilderConfigTest {
 
         assertThat(base.configuration().maxSessions()).isEqualTo(RdmaServer.DEFAULT_MAX_SESSIONS);
         assertThat(base.configuration().maxPendingStartups()).isEqualTo(StartupLimiter.DEFAULT_MAX_PENDING);
-        assertThat(base.configuration().session().mpa()).isEqualTo(MpaSettings.defaults());
+        assertThat(base.configuration().session().mpa()).isEqualTo(RdmaSessionConfig.DEFAULT_MPA);
         assertThat(base.configuration().handler()).isNotSameAs(handler);
 
         assertThat(configured.configuration().maxSessions()).isEqualTo(3);

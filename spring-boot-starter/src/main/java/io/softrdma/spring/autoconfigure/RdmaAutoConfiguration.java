@@ -3,9 +3,11 @@ package io.softrdma.spring.autoconfigure;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.softrdma.mpa.MpaSettings;
+import io.softrdma.mpa.PeerToPeerMode;
 import io.softrdma.reactive.MessagingOptions;
 import io.softrdma.reactive.RdmaClient;
 import io.softrdma.reactive.RdmaServer;
+import io.softrdma.reactive.RdmaSessionConfig;
 import io.softrdma.rdmap.RdmapExtensions;
 import io.softrdma.verbs.QueuePairConfig;
 import java.time.Duration;
@@ -103,9 +105,16 @@ public final class RdmaAutoConfiguration {
         }
     }
 
+    /**
+     * The MPA settings of one side: {@link RdmaSessionConfig#DEFAULT_MPA} with the properties set. Peer-to-peer
+     * mode left unset is the default's with revision 2, and OFF with revision 1 (which has none).
+     */
     static MpaSettings mpa(RdmaProperties.Mpa p) {
-        return MpaSettings.defaults().toBuilder().revision(p.getRevision()).crc(p.isCrc()).markers(p.isMarkers())
-                .peerToPeer(p.getPeerToPeer()).requestTimeout(p.getRequestTimeout()).replyTimeout(p.getReplyTimeout())
+        PeerToPeerMode peerToPeer = p.getPeerToPeer() != null ? p.getPeerToPeer()
+                : p.getRevision() == MpaSettings.REVISION_1 ? PeerToPeerMode.OFF
+                : RdmaSessionConfig.DEFAULT_MPA.peerToPeer();
+        return RdmaSessionConfig.DEFAULT_MPA.toBuilder().revision(p.getRevision()).crc(p.isCrc()).markers(p.isMarkers())
+                .peerToPeer(peerToPeer).requestTimeout(p.getRequestTimeout()).replyTimeout(p.getReplyTimeout())
                 .acceptTimeout(p.getAcceptTimeout()).build();
     }
 
