@@ -1,17 +1,29 @@
 package io.softrdma.reactive;
 
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
 import io.softrdma.cm.ConnectRequest;
+import io.softrdma.cm.RdmaConnection;
 import io.softrdma.cm.RdmaPipeline;
 import io.softrdma.cm.StartupLimiter;
 import io.softrdma.mpa.MpaSettings;
 import io.softrdma.transport.TlsBarrierAdapter;
 import io.softrdma.verbs.QueuePairConfig;
 import io.softrdma.verbs.RdmaDevice;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.UnaryOperator;
 import org.reactivestreams.Publisher;
+import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 import reactor.netty.DisposableServer;
 import reactor.netty.NettyPipeline;
@@ -46,6 +58,18 @@ public final class RdmaServer {
     private static final io.netty.util.AttributeKey<Boolean> STARTUP = io.netty.util.AttributeKey.valueOf(
             RdmaServer.class, "startup");
 
+    private static final Mono<ConnectDecision> ACCEPT_ALL = Mono.just(ConnectDecision.accept());
+    /** The reject private data when the accept decision fails; the error stays in the server's log. */
+    private static final String DECISION_FAILED = "accept decision failed";
+    /** The reject private data when the accept decision's Mono completes empty. */
+    private static final String NO_DECISION = "no accept decision";
+    /**
+     * How much longer than {@link MpaSettings#acceptTimeout()} the MPA startup itself waits for the decision:
+     * this server rejects at the accept timeout, with a reason, and the startup's own timer (which closes without
+     * a Reply) stays as a backstop.
+     */
+    private static final Duration ACCEPT_TIMEOUT_BACKSTOP = Duration.ofSeconds(1);
+
     private final TcpServer tcp;
     private final RdmaServerConfig config;
 
@@ -62,7 +86,7 @@ public final class RdmaServer {
     public static RdmaServer create() {
         TcpServer tcp = TcpOptions.apply(TcpServer.create().port(DEFAULT_PORT));
         return new RdmaServer(tcp, new RdmaServerConfig(RdmaSessionConfig.defaults("reactive-server"),
-                request -> new byte[0], RdmaSession::onDispose, StartupLimiter.DEFAULT_MAX_PENDING,
+                request -> ACCEPT_ALL, RdmaSession::onDispose, StartupLimiter.DEFAULT_MAX_PENDING,
                 DEFAULT_MAX_SESSIONS));
     }
 
@@ -116,11 +140,27 @@ public final class RdmaServer {
     }
 
     /**
-     * Decides on each MPA Request after seeing its private data: returns the Reply's private data to
-     * accept, or throws to reject (the exception's message, UTF-8, goes back as the rejection's private
-     * data, cut to fit).
+     * Decides on each MPA Request after seeing its private data, asynchronously: {@code decide} is called on
+     * the connection's event loop (it must not block) and returns a Mono of the decision, which may complete on
+     * any thread, within the MPA accept timeout ({@link MpaSettings#acceptTimeout()}, 10 s by default):
+     * {@link ConnectDecision#accept(byte[])} sends the Reply with that private data, and
+     * {@link ConnectDecision#reject(String)} or {@link ConnectDecision#reject(byte[])} one with the Reject bit
+     * and that private data, which the client's {@link io.softrdma.mpa.MpaRejectedException} carries; the
+     * connection then closes.
+     *
+     * <p>Whatever else happens rejects too, with a reason as private data, and is logged: no decision within
+     * the accept timeout ({@code "no accept decision within 10000 ms (MpaSettings.acceptTimeout)"}; the Mono is
+     * cancelled), an error or an exception from {@code decide} ({@code "accept decision failed"}; the error is
+     * not sent), an empty Mono ({@code "no accept decision"}). A connection that closes while its decision is
+     * awaited cancels the Mono. By default every connection is accepted with no private data; one over
+     * {@link #maxSessions(int)} is refused with {@code "server full: …"} before {@code decide} is asked.
+     *
+     * <pre>{@code
+     * RdmaServer.create().accept(request -> tokens.check(request.privateData())   // Mono<Boolean>
+     *         .map(ok -> ok ? ConnectDecision.accept() : ConnectDecision.reject("bad token")))
+     * }</pre>
      */
-    public RdmaServer accept(Function<ConnectRequest, byte[]> decide) {
+    public RdmaServer accept(Function<? super ConnectRequest, ? extends Mono<ConnectDecision>> decide) {
         return with(config.withAccept(Objects.requireNonNull(decide, "decide")));
     }
 
@@ -192,8 +232,9 @@ public final class RdmaServer {
         return bind(sessions, limiter).map(server -> new DisposableRdmaServer(server, sessions, limiter));
     }
 
-    private Mono<? extends DisposableServer> bind(java.util.Set<RdmaSession> sessions, StartupLimiter limiter) {
-        MpaSettings mpa = config.session().mpa();
+    private Mono<? extends DisposableServer> bind(Set<RdmaSession> sessions, StartupLimiter limiter) {
+        MpaSettings configured = config.session().mpa();
+        MpaSettings mpa = configured.withAcceptTimeout(configured.acceptTimeout().plus(ACCEPT_TIMEOUT_BACKSTOP));
         RdmaMetricsRecorder metrics = config.session().metrics();
         // Ahead of reactor-netty's reactive bridge: the queue pair takes every ULPDU.
         return tcp.doOnChannelInit((observer, channel, address) -> {
@@ -217,7 +258,7 @@ public final class RdmaServer {
      * With TLS configured ({@code tcpConfiguration(t -> t.secure(...))}), puts {@link TlsBarrierAdapter}
      * between the TLS handler and MPA, so that completions that wait for TCP pass through TLS.
      */
-    static void adaptTls(io.netty.channel.Channel channel) {
+    static void adaptTls(Channel channel) {
         if (channel.pipeline().get(NettyPipeline.SslHandler) != null) {
             channel.pipeline().addAfter(NettyPipeline.SslHandler, TlsBarrierAdapter.NAME, TlsBarrierAdapter.INSTANCE);
         }
@@ -233,29 +274,67 @@ public final class RdmaServer {
         connection.channel().config().setAutoRead(true);
     }
 
-    private void onRequest(io.netty.channel.Channel channel, ConnectRequest request,
-            java.util.Set<RdmaSession> sessions) {
-        RdmaSessionConfig session = config.session();
-        RdmaMetricsRecorder metrics = session.metrics();
-        MessagingOptions messaging = session.messaging();
-        int maxSessions = config.maxSessions();
-        byte[] reply;
-        try {
-            if (sessions.size() >= maxSessions) {
-                throw new IllegalStateException("server full: " + sessions.size() + " sessions (maxSessions)");
-            }
-            reply = config.accept().apply(request);
-        } catch (RuntimeException e) {
-            channel.attr(STARTUP).set(Boolean.FALSE);
-            metrics.startupFailed(RdmaMetricsRecorder.StartupFailure.REJECTED);
-            byte[] reason = String.valueOf(e.getMessage()).getBytes(java.nio.charset.StandardCharsets.UTF_8);
-            int room = Math.max(0, session.mpa().maxApplicationPrivateDataLength());
-            request.reject(java.util.Arrays.copyOf(reason, Math.min(reason.length, room)));
+    /** On the connection's event loop, once its MPA Request has arrived: asks the accept function. */
+    private void onRequest(Channel channel, ConnectRequest request, Set<RdmaSession> sessions) {
+        if (sessions.size() >= config.maxSessions()) {
+            reject(channel, request, serverFull(sessions));
             return;
         }
+        Mono<ConnectDecision> decision;
+        try {
+            decision = Objects.requireNonNull(config.accept().apply(request),
+                    "the accept function returned null, not a Mono");
+        } catch (RuntimeException e) {
+            log.warn("the accept function failed on {}; rejected", channel, e);
+            reject(channel, request, utf8(DECISION_FAILED));
+            return;
+        }
+        new PendingDecision(channel, request, sessions).await(decision);
+    }
+
+    private static byte[] serverFull(Set<RdmaSession> sessions) {
+        return utf8("server full: " + sessions.size() + " sessions (maxSessions)");
+    }
+
+    private static byte[] utf8(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** Sends a Reply with the Reject bit and {@code privateData}, cut to fit; the connection then closes. */
+    private void reject(Channel channel, ConnectRequest request, byte[] privateData) {
+        channel.attr(STARTUP).set(Boolean.FALSE);
+        config.session().metrics().startupFailed(RdmaMetricsRecorder.StartupFailure.REJECTED);
+        int room = Math.max(0, config.session().mpa().maxApplicationPrivateDataLength());
+        if (privateData.length > room) {
+            log.warn("the reject private data for {} ({} octets) is cut to the {} the MPA Reply allows", channel,
+                    privateData.length, room);
+        }
+        request.reject(Arrays.copyOf(privateData, Math.min(privateData.length, room)));
+    }
+
+    /** Accepts with a queue pair of the session's own; the handler gets the session once in RDMA mode. */
+    private void acceptWith(Channel channel, ConnectRequest request, Set<RdmaSession> sessions, byte[] reply) {
+        if (sessions.size() >= config.maxSessions()) {
+            reject(channel, request, serverFull(sessions));
+            return;
+        }
+        RdmaSessionConfig session = config.session();
+        RdmaMetricsRecorder metrics = session.metrics();
         SessionResources resources = SessionResources.create(session.device(), session.queuePair(),
-                channel.eventLoop(), messaging);
-        request.accept(resources.qp(), messaging.privateData(reply)).whenComplete((rdma, failure) -> {
+                channel.eventLoop(), session.messaging());
+        CompletableFuture<RdmaConnection> established;
+        try {
+            established = request.accept(resources.qp(), session.messaging().privateData(reply));
+        } catch (IllegalArgumentException e) {
+            resources.close();
+            log.warn("the accept decision for {} cannot be sent; rejected: {}", channel, e.getMessage());
+            reject(channel, request, utf8("accept decision invalid: its private data does not fit the MPA Reply"));
+            return;
+        } catch (RuntimeException e) {
+            resources.close();
+            throw e;
+        }
+        established.whenComplete((rdma, failure) -> {
             if (failure != null) {
                 resources.close();
                 return;
@@ -269,5 +348,96 @@ public final class RdmaServer {
                     .doFinally(signal -> rdmaSession.dispose())
                     .subscribe(null, t -> log.warn("the handler of {} failed", rdmaSession, t));
         });
+    }
+
+    /**
+     * One connection's accept decision while it is awaited: the first of the decision, its error or emptiness,
+     * {@link MpaSettings#acceptTimeout()} and the connection's close settles it, on the connection's event loop;
+     * the others are then ignored, and the decision's Mono is cancelled if still running.
+     */
+    private final class PendingDecision {
+        private final Channel channel;
+        private final ConnectRequest request;
+        private final Set<RdmaSession> sessions;
+        private final ChannelFutureListener onClose = f -> settle();
+        // All on the event loop.
+        private boolean settled;
+        private Disposable subscription;
+        private ScheduledFuture<?> timer;
+
+        PendingDecision(Channel channel, ConnectRequest request, Set<RdmaSession> sessions) {
+            this.channel = channel;
+            this.request = request;
+            this.sessions = sessions;
+        }
+
+        void await(Mono<ConnectDecision> decision) {
+            Duration timeout = config.session().mpa().acceptTimeout();
+            timer = channel.eventLoop().schedule(() -> timedOut(timeout), timeout.toNanos(), TimeUnit.NANOSECONDS);
+            channel.closeFuture().addListener(onClose);
+            Disposable d = decision.map(Optional::of).defaultIfEmpty(Optional.empty())
+                    .subscribe(o -> onLoop(() -> decided(o)), e -> onLoop(() -> failed(e)));
+            if (settled) {
+                d.dispose(); // settled already (a synchronous decision, or the channel closed meanwhile)
+            } else {
+                subscription = d;
+            }
+        }
+
+        /** Settles once: true for the first caller. */
+        private boolean settle() {
+            if (settled) {
+                return false;
+            }
+            settled = true;
+            timer.cancel(false);
+            channel.closeFuture().removeListener(onClose);
+            if (subscription != null) {
+                subscription.dispose();
+            }
+            return true;
+        }
+
+        private void decided(Optional<ConnectDecision> decision) {
+            if (!settle()) {
+                return;
+            }
+            if (decision.isEmpty()) {
+                log.warn("the accept function's Mono completed empty for {}; rejected", channel);
+                reject(channel, request, utf8(NO_DECISION));
+            } else if (decision.get().accepted()) {
+                acceptWith(channel, request, sessions, decision.get().privateDataUnsafe());
+            } else {
+                log.debug("{} rejected by the accept function", channel);
+                reject(channel, request, decision.get().privateDataUnsafe());
+            }
+        }
+
+        private void failed(Throwable error) {
+            if (settle()) {
+                log.warn("the accept decision for {} failed; rejected", channel, error);
+                reject(channel, request, utf8(DECISION_FAILED));
+            }
+        }
+
+        private void timedOut(Duration timeout) {
+            if (settle()) {
+                String reason = "no accept decision within " + timeout.toMillis() + " ms (MpaSettings.acceptTimeout)";
+                log.warn("{}: {}; rejected", channel, reason);
+                reject(channel, request, utf8(reason));
+            }
+        }
+
+        private void onLoop(Runnable task) {
+            if (channel.eventLoop().inEventLoop()) {
+                task.run();
+            } else {
+                try {
+                    channel.eventLoop().execute(task);
+                } catch (RejectedExecutionException e) {
+                    log.debug("{}: the accept decision came after its event loop stopped", channel);
+                }
+            }
+        }
     }
 }

@@ -5,6 +5,7 @@ import io.softrdma.cm.StartupLimiter;
 import java.util.Objects;
 import java.util.function.Function;
 import org.reactivestreams.Publisher;
+import reactor.core.publisher.Mono;
 
 /**
  * What an {@link RdmaServer} is set to, besides its reactor-netty {@code TcpServer} (address, port, options,
@@ -15,12 +16,12 @@ import org.reactivestreams.Publisher;
  */
 public final class RdmaServerConfig {
     private final RdmaSessionConfig session;
-    private final Function<ConnectRequest, byte[]> accept;
+    private final Function<? super ConnectRequest, ? extends Mono<ConnectDecision>> accept;
     private final Function<? super RdmaSession, ? extends Publisher<Void>> handler;
     private final int maxPendingStartups;
     private final int maxSessions;
 
-    RdmaServerConfig(RdmaSessionConfig session, Function<ConnectRequest, byte[]> accept,
+    RdmaServerConfig(RdmaSessionConfig session, Function<? super ConnectRequest, ? extends Mono<ConnectDecision>> accept,
             Function<? super RdmaSession, ? extends Publisher<Void>> handler, int maxPendingStartups,
             int maxSessions) {
         new StartupLimiter(maxPendingStartups); // validates, naming the rule
@@ -39,8 +40,8 @@ public final class RdmaServerConfig {
         return session;
     }
 
-    /** Decides on each MPA Request. */
-    public Function<ConnectRequest, byte[]> accept() {
+    /** Decides on each MPA Request: see {@link RdmaServer#accept}. */
+    public Function<? super ConnectRequest, ? extends Mono<ConnectDecision>> accept() {
         return accept;
     }
 
@@ -63,7 +64,7 @@ public final class RdmaServerConfig {
         return new RdmaServerConfig(session, accept, handler, maxPendingStartups, maxSessions);
     }
 
-    RdmaServerConfig withAccept(Function<ConnectRequest, byte[]> accept) {
+    RdmaServerConfig withAccept(Function<? super ConnectRequest, ? extends Mono<ConnectDecision>> accept) {
         return new RdmaServerConfig(session, accept, handler, maxPendingStartups, maxSessions);
     }
 
