@@ -40,9 +40,16 @@ import reactor.util.Loggers;
  *
  * <pre>{@code
  * DisposableRdmaServer server = RdmaServer.create().port(7471)
+ *         .accept(request -> Mono.just(request.remoteAddress() instanceof InetSocketAddress a
+ *                 && a.getAddress().isLoopbackAddress()
+ *                 ? ConnectDecision.accept() : ConnectDecision.reject("loopback only")))
  *         .handle(session -> session.onDispose())
  *         .bindNow();
  * }</pre>
+ *
+ * <p>The MPA settings start as {@link RdmaSessionConfig#DEFAULT_MPA}, the client's default too: revision 2,
+ * CRC, and RFC 6581 peer-to-peer mode, accepting either RTR message a client offers, so that the handler may
+ * send first. {@link #mpa(UnaryOperator)} changes some of them; {@link #mpa(MpaSettings)} replaces them all.
  *
  * <p>Thread safety: immutable.
  */
