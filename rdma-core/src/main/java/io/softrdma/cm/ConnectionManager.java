@@ -2,7 +2,6 @@ package io.softrdma.cm;
 
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
-import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
@@ -84,8 +83,7 @@ public final class ConnectionManager implements AutoCloseable {
         StartupLimiter limiter = new StartupLimiter(maxPendingStartups);
         Objects.requireNonNull(settings, "settings");
         Objects.requireNonNull(handler, "handler");
-        ServerBootstrap server = new ServerBootstrap().group(group).channel(transport.serverSocketChannel())
-                .childOption(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT);
+        ServerBootstrap server = new ServerBootstrap().group(group).channel(transport.serverSocketChannel());
         RdmaPipeline.applyOptions(server::childOption);
         ChannelFuture bound = server
                 .childHandler(new ChannelInitializer<SocketChannel>() {
@@ -121,7 +119,6 @@ public final class ConnectionManager implements AutoCloseable {
         @SuppressWarnings("unchecked")
         CompletableFuture<RdmaConnection>[] established = new CompletableFuture[1];
         Bootstrap bootstrap = new Bootstrap().group(group).channel(transport.socketChannel())
-                .option(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE,
                         connectTimeout.toMillis()));
         RdmaPipeline.applyOptions(bootstrap::option);

@@ -38,12 +38,14 @@ public final class RdmaPipeline {
     }
 
     /**
-     * The channel options SoftRDMA wants on each connection: TCP_NODELAY (each FPDU goes out at once),
-     * 64 KiB reads and a 512 KiB / 2 MiB write water mark. The allocator is the caller's choice
-     * (a pooled one avoids an allocation per read).
+     * The channel options SoftRDMA wants on each connection, the one list that {@link ConnectionManager} and
+     * rdma-reactive's builders use: TCP_NODELAY (each FPDU goes out at once), Netty's pooled allocator (Netty
+     * 4.2's default, adaptive one makes every slice of a read buffer an object of its own; the pooled one
+     * recycles them), 64 KiB reads and a 512 KiB / 2 MiB write water mark.
      */
     public static void applyOptions(java.util.function.BiConsumer<ChannelOption<Object>, Object> option) {
         option.accept(cast(ChannelOption.TCP_NODELAY), true);
+        option.accept(cast(ChannelOption.ALLOCATOR), io.netty.buffer.PooledByteBufAllocator.DEFAULT);
         option.accept(cast(ChannelOption.WRITE_BUFFER_WATER_MARK), WATER_MARK);
         option.accept(cast(ChannelOption.RCVBUF_ALLOCATOR), READ_BUFFERS);
     }

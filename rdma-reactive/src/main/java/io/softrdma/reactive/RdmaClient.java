@@ -19,13 +19,17 @@ import reactor.netty.tcp.TcpClient;
 /**
  * Connects to an RDMA peer over reactor-netty's {@link TcpClient}, with SoftRDMA's MPA startup and
  * queue pair in the connection's pipeline. Immutable: each setter returns a new client, as Reactor
- * Netty's builders do.
+ * Netty's builders do; {@link #configuration()} and {@link #tcpClient()} tell what is set.
  *
  * <pre>{@code
  * RdmaSession session = RdmaClient.create().host("10.0.0.2").port(7471)
- *         .mpa(MpaSettings.defaults().withCrc(true))
+ *         .mpa(mpa -> mpa.withCrc(false))      // changes the CRC, keeps the rest of DEFAULT_MPA
  *         .connect().block();
  * }</pre>
+ *
+ * <p>The MPA settings start as {@link #DEFAULT_MPA}, the server's default too: revision 2, CRC, and RFC 6581
+ * peer-to-peer mode so that the server may send first. {@link #mpa(UnaryOperator)} changes some of them;
+ * {@link #mpa(MpaSettings)} replaces them all, peer-to-peer mode included.
  *
  * <p>Thread safety: immutable.
  */
@@ -36,46 +40,43 @@ public final class RdmaClient {
             AttributeKey.valueOf(RdmaClient.class, "resources");
 
     /**
-     * MPA revision 2 with CRC, and peer-to-peer mode with the zero-length Write as RTR (RFC 6581 §4):
-     * without it a server could send nothing — no Write, no message — before the client's first FPDU
-     * (RFC 5044 §7.1.2), and a session may well start with the server talking.
+     * The MPA settings a client starts with, the same as a server's: {@link RdmaSessionConfig#DEFAULT_MPA}
+     * (revision 2, CRC, RFC 6581 peer-to-peer mode offering the zero-length Write and Read as RTR, so that the
+     * server may send first).
      */
-    public static final MpaSettings DEFAULT_MPA = MpaSettings.defaults().withPeerToPeer(
-            io.softrdma.mpa.PeerToPeerMode.WRITE);
+    public static final MpaSettings DEFAULT_MPA = RdmaSessionConfig.DEFAULT_MPA;
 
     private final TcpClient tcp;
-    private final RdmaDevice device;
-    private final MpaSettings mpa;
-    private final UnaryOperator<QueuePairConfig> queuePair;
-    private final byte[] privateData;
-    private final MessagingOptions messaging;
-    private final RdmaMetricsRecorder metrics;
+    private final RdmaClientConfig config;
 
-    private RdmaClient(TcpClient tcp, RdmaDevice device, MpaSettings mpa, UnaryOperator<QueuePairConfig> queuePair,
-            byte[] privateData, MessagingOptions messaging, RdmaMetricsRecorder metrics) {
-        this.metrics = metrics;
-        this.messaging = messaging;
+    private RdmaClient(TcpClient tcp, RdmaClientConfig config) {
         this.tcp = tcp;
-        this.device = device;
-        this.mpa = mpa;
-        this.queuePair = queuePair;
-        this.privateData = privateData;
+        this.config = config;
     }
 
     /**
-     * A client with {@link #DEFAULT_MPA} (revision 2, CRC, peer-to-peer with a Write RTR), ORD and IRD
-     * 128, its own device, to localhost:7471.
+     * A client with {@link #DEFAULT_MPA} (revision 2, CRC, peer-to-peer mode), ORD and IRD 128, its own
+     * device, to localhost:7471.
      */
     public static RdmaClient create() {
-        TcpClient tcp = TcpClient.newConnection().host("localhost").port(RdmaServer.DEFAULT_PORT)
-                .option(ChannelOption.TCP_NODELAY, true)
-                // Netty 4.2's default (adaptive) allocator makes every slice of a read buffer an object
-                // of its own; the pooled one recycles them, as ConnectionManager's channels do.
-                .option(ChannelOption.ALLOCATOR, io.netty.buffer.PooledByteBufAllocator.DEFAULT)
-                .option(ChannelOption.WRITE_BUFFER_WATER_MARK, RdmaPipeline.WATER_MARK)
-                .option(ChannelOption.RCVBUF_ALLOCATOR, RdmaPipeline.READ_BUFFERS);
-        return new RdmaClient(tcp, RdmaDevice.create("reactive-client"), DEFAULT_MPA, c -> c,
-                new byte[0], MessagingOptions.DEFAULTS, RdmaMetricsRecorder.NONE);
+        TcpClient tcp = TcpOptions.apply(TcpClient.newConnection().host("localhost").port(RdmaServer.DEFAULT_PORT));
+        return new RdmaClient(tcp, new RdmaClientConfig(RdmaSessionConfig.defaults("reactive-client"), new byte[0]));
+    }
+
+    /**
+     * What this client is set to: MPA settings, queue pair shape, messaging, metrics, private data. Host,
+     * port and TCP options are in {@link #tcpClient()}.
+     */
+    public RdmaClientConfig configuration() {
+        return config;
+    }
+
+    /**
+     * The reactor-netty client underneath (immutable): {@code tcpClient().configuration()} tells the remote
+     * address and the channel options. Change it with {@link #tcpConfiguration}.
+     */
+    public TcpClient tcpClient() {
+        return tcp;
     }
 
     public RdmaClient host(String host) {
@@ -87,29 +88,37 @@ public final class RdmaClient {
     }
 
     /**
-     * MPA options: revision, CRC, Markers, peer-to-peer mode, private data cap, timeouts. Without
-     * peer-to-peer mode the server can send nothing until this side has (RFC 5044 §7.1.2).
+     * Replaces the MPA settings as a whole: revision, CRC, Markers, peer-to-peer mode, private data cap,
+     * timeouts. {@code MpaSettings.defaults()} has no peer-to-peer mode, and without it the server can send
+     * nothing until this side has (RFC 5044 §7.1.2); to change a few settings keep the rest with
+     * {@link #mpa(UnaryOperator)}, or start from {@link #DEFAULT_MPA}.
      */
     public RdmaClient mpa(MpaSettings settings) {
-        return new RdmaClient(tcp, device, Objects.requireNonNull(settings, "settings"), queuePair, privateData,
-                messaging, metrics);
+        return with(config.session().withMpa(Objects.requireNonNull(settings, "settings")));
+    }
+
+    /**
+     * Changes some MPA settings and keeps the others: {@code configure} gets the settings so far
+     * ({@link #DEFAULT_MPA} unless changed), so {@code mpa(m -> m.withCrc(false))} keeps peer-to-peer mode.
+     */
+    public RdmaClient mpa(UnaryOperator<MpaSettings> configure) {
+        return mpa(Objects.requireNonNull(configure.apply(config.session().mpa()),
+                "the MPA settings configurer returned null"));
     }
 
     /** Queue pair sizes and ORD/IRD, starting from {@link QueuePairConfig#of}'s defaults. */
     public RdmaClient queuePair(UnaryOperator<QueuePairConfig> configure) {
-        return new RdmaClient(tcp, device, mpa, Objects.requireNonNull(configure, "configure"), privateData,
-                messaging, metrics);
+        return with(config.session().withQueuePair(Objects.requireNonNull(configure, "configure")));
     }
 
     /** Private data for the MPA Request (the application's part; RFC 8797's block may be in it). */
     public RdmaClient privateData(byte[] privateData) {
-        return new RdmaClient(tcp, device, mpa, queuePair, privateData.clone(), messaging, metrics);
+        return new RdmaClient(tcp, config.withPrivateData(Objects.requireNonNull(privateData, "privateData")));
     }
 
     /** Messaging sizes and remote invalidation ({@link MessagingOptions}, docs/protocol.md). */
     public RdmaClient messaging(MessagingOptions options) {
-        return new RdmaClient(tcp, device, mpa, queuePair, privateData, Objects.requireNonNull(options, "options"),
-                metrics);
+        return with(config.session().withMessaging(Objects.requireNonNull(options, "options")));
     }
 
     /** How long the TCP connect may take; the MPA Reply has {@link MpaSettings#replyTimeout()}. */
@@ -123,17 +132,20 @@ public final class RdmaClient {
      * Spring Boot starter supplies a Micrometer one.
      */
     public RdmaClient metrics(RdmaMetricsRecorder recorder) {
-        return new RdmaClient(tcp, device, mpa, queuePair, privateData, messaging,
-                Objects.requireNonNull(recorder, "recorder"));
+        return with(config.session().withMetrics(Objects.requireNonNull(recorder, "recorder")));
     }
 
     /** Further reactor-netty settings (loop resources, wiretap, metrics, TLS below MPA). */
     public RdmaClient tcpConfiguration(UnaryOperator<TcpClient> configure) {
-        return with(configure.apply(tcp));
+        return with(Objects.requireNonNull(configure.apply(tcp), "the TcpClient configurer returned null"));
     }
 
     private RdmaClient with(TcpClient t) {
-        return new RdmaClient(t, device, mpa, queuePair, privateData, messaging, metrics);
+        return new RdmaClient(t, config);
+    }
+
+    private RdmaClient with(RdmaSessionConfig session) {
+        return new RdmaClient(tcp, config.withSession(session));
     }
 
     /**
@@ -141,6 +153,11 @@ public final class RdmaClient {
      * startup's error ({@link io.softrdma.mpa.MpaStartupException}, whose reason says why).
      */
     public Mono<RdmaSession> connect() {
+        RdmaSessionConfig session = config.session();
+        RdmaDevice device = session.device();
+        UnaryOperator<QueuePairConfig> queuePair = session.queuePair();
+        MessagingOptions messaging = session.messaging();
+        RdmaMetricsRecorder metrics = session.metrics();
         return Mono.defer(() -> {
             SessionResources.shape(device, queuePair);
             return tcp.doOnChannelInit((observer, channel, address) -> {
@@ -149,7 +166,7 @@ public final class RdmaClient {
                         messaging);
                 channel.attr(RESOURCES).set(resources);
                 channel.attr(ESTABLISHED).set(RdmaPipeline.initiator(channel, resources.qp(),
-                        messaging.privateData(privateData), mpa,
+                        messaging.privateData(config.privateDataUnsafe()), session.mpa(),
                         NettyPipeline.ReactiveBridge));
             }).doOnConnected(RdmaServer::readContinuously).connect().flatMap(connection -> {
                 CompletableFuture<RdmaConnection> established = connection.channel().attr(ESTABLISHED).get();

@@ -1,7 +1,9 @@
 package io.softrdma.reactive;
 
-import io.netty.channel.ChannelOption;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
 import io.softrdma.cm.ConnectRequest;
+import io.softrdma.cm.RdmaConnection;
 import io.softrdma.cm.RdmaPipeline;
 import io.softrdma.cm.StartupLimiter;
 import io.softrdma.mpa.MpaSettings;
@@ -9,11 +11,20 @@ import io.softrdma.reactive.internal.SessionResources;
 import io.softrdma.transport.TlsBarrierAdapter;
 import io.softrdma.verbs.QueuePairConfig;
 import io.softrdma.verbs.RdmaDevice;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.UnaryOperator;
 import org.reactivestreams.Publisher;
+import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 import reactor.netty.DisposableServer;
 import reactor.netty.NettyPipeline;
@@ -25,13 +36,21 @@ import reactor.util.Loggers;
  * Accepts RDMA connections over reactor-netty's {@link TcpServer}: each connection runs the MPA
  * startup as responder, gets a queue pair (and a protection domain of its own) when accepted, and is
  * handed to the handler as an {@link RdmaSession}; the session ends when the handler's publisher
- * completes or fails. Immutable: each setter returns a new server.
+ * completes or fails. Immutable: each setter returns a new server; {@link #configuration()} and
+ * {@link #tcpServer()} tell what is set.
  *
  * <pre>{@code
  * DisposableRdmaServer server = RdmaServer.create().port(7471)
+ *         .accept(request -> Mono.just(request.remoteAddress() instanceof InetSocketAddress a
+ *                 && a.getAddress().isLoopbackAddress()
+ *                 ? ConnectDecision.accept() : ConnectDecision.reject("loopback only")))
  *         .handle(session -> session.onDispose())
  *         .bindNow();
  * }</pre>
+ *
+ * <p>The MPA settings start as {@link RdmaSessionConfig#DEFAULT_MPA}, the client's default too: revision 2,
+ * CRC, and RFC 6581 peer-to-peer mode, accepting either RTR message a client offers, so that the handler may
+ * send first. {@link #mpa(UnaryOperator)} changes some of them; {@link #mpa(MpaSettings)} replaces them all.
  *
  * <p>Thread safety: immutable.
  */
@@ -41,53 +60,58 @@ public final class RdmaServer {
 
     private static final Logger log = Loggers.getLogger(RdmaServer.class);
 
-    private final TcpServer tcp;
-    private final RdmaDevice device;
-    private final MpaSettings mpa;
-    private final UnaryOperator<QueuePairConfig> queuePair;
-    private final Function<ConnectRequest, byte[]> accept;
-    private final Function<? super RdmaSession, ? extends Publisher<Void>> handler;
-    private final MessagingOptions messaging;
-    private final RdmaMetricsRecorder metrics;
-    private final int maxPendingStartups;
-    private final int maxSessions;
-
     /** Sessions a server holds at once unless told otherwise. */
     public static final int DEFAULT_MAX_SESSIONS = 4096;
     /** Set on a connection once its startup ended: true as a session, false refused by {@link #accept}. */
     private static final io.netty.util.AttributeKey<Boolean> STARTUP = io.netty.util.AttributeKey.valueOf(
             RdmaServer.class, "startup");
 
-    private RdmaServer(TcpServer tcp, RdmaDevice device, MpaSettings mpa, UnaryOperator<QueuePairConfig> queuePair,
-            Function<ConnectRequest, byte[]> accept, Function<? super RdmaSession, ? extends Publisher<Void>> handler,
-            MessagingOptions messaging, RdmaMetricsRecorder metrics, int maxPendingStartups, int maxSessions) {
-        this.maxSessions = maxSessions;
-        this.maxPendingStartups = maxPendingStartups;
-        this.metrics = metrics;
-        this.messaging = messaging;
+    private static final Mono<ConnectDecision> ACCEPT_ALL = Mono.just(ConnectDecision.accept());
+    /** The reject private data when the accept decision fails; the error stays in the server's log. */
+    private static final String DECISION_FAILED = "accept decision failed";
+    /** The reject private data when the accept decision's Mono completes empty. */
+    private static final String NO_DECISION = "no accept decision";
+    /**
+     * How much longer than {@link MpaSettings#acceptTimeout()} the MPA startup itself waits for the decision:
+     * this server rejects at the accept timeout, with a reason, and the startup's own timer (which closes without
+     * a Reply) stays as a backstop.
+     */
+    private static final Duration ACCEPT_TIMEOUT_BACKSTOP = Duration.ofSeconds(1);
+
+    private final TcpServer tcp;
+    private final RdmaServerConfig config;
+
+    private RdmaServer(TcpServer tcp, RdmaServerConfig config) {
         this.tcp = tcp;
-        this.device = device;
-        this.mpa = mpa;
-        this.queuePair = queuePair;
-        this.accept = accept;
-        this.handler = handler;
+        this.config = config;
     }
 
     /**
-     * A server on port 7471 of every interface, MPA revision 2 with CRC on, ORD and IRD 128, accepting
-     * every connection with empty private data, whose sessions last until the peer closes them.
+     * A server on port 7471 of every interface with {@link RdmaSessionConfig#DEFAULT_MPA} (revision 2, CRC,
+     * any RFC 6581 RTR message the client offers), ORD and IRD 128, accepting every connection with empty
+     * private data, whose sessions last until the peer closes them.
      */
     public static RdmaServer create() {
-        TcpServer tcp = TcpServer.create().port(DEFAULT_PORT)
-                .childOption(ChannelOption.TCP_NODELAY, true)
-                // Netty 4.2's default (adaptive) allocator makes every slice of a read buffer an object
-                // of its own; the pooled one recycles them, as ConnectionManager's channels do.
-                .childOption(ChannelOption.ALLOCATOR, io.netty.buffer.PooledByteBufAllocator.DEFAULT)
-                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, RdmaPipeline.WATER_MARK)
-                .childOption(ChannelOption.RCVBUF_ALLOCATOR, RdmaPipeline.READ_BUFFERS);
-        return new RdmaServer(tcp, RdmaDevice.create("reactive-server"), MpaSettings.defaults(), c -> c,
-                request -> new byte[0], RdmaSession::onDispose, MessagingOptions.DEFAULTS, RdmaMetricsRecorder.NONE,
-                StartupLimiter.DEFAULT_MAX_PENDING, DEFAULT_MAX_SESSIONS);
+        TcpServer tcp = TcpOptions.apply(TcpServer.create().port(DEFAULT_PORT));
+        return new RdmaServer(tcp, new RdmaServerConfig(RdmaSessionConfig.defaults("reactive-server"),
+                request -> ACCEPT_ALL, RdmaSession::onDispose, StartupLimiter.DEFAULT_MAX_PENDING,
+                DEFAULT_MAX_SESSIONS));
+    }
+
+    /**
+     * What this server is set to: MPA settings, queue pair shape, messaging, metrics, accept decision, handler,
+     * limits. Address, port and TCP options are in {@link #tcpServer()}.
+     */
+    public RdmaServerConfig configuration() {
+        return config;
+    }
+
+    /**
+     * The reactor-netty server underneath (immutable): {@code tcpServer().configuration()} tells the bind
+     * address and the child channel options. Change it with {@link #tcpConfiguration}.
+     */
+    public TcpServer tcpServer() {
+        return tcp;
     }
 
     public RdmaServer host(String host) {
@@ -99,39 +123,63 @@ public final class RdmaServer {
         return with(tcp.port(port));
     }
 
-    /** MPA options: revision, CRC, Markers, peer-to-peer mode, private data cap, timeouts. */
+    /**
+     * Replaces the MPA settings as a whole: revision, CRC, Markers, peer-to-peer mode (as responder: the RTR
+     * messages accepted), private data cap, timeouts. To change a few and keep the rest use
+     * {@link #mpa(UnaryOperator)}.
+     */
     public RdmaServer mpa(MpaSettings settings) {
-        return new RdmaServer(tcp, device, Objects.requireNonNull(settings, "settings"), queuePair, accept, handler,
-                messaging, metrics, maxPendingStartups, maxSessions);
+        return with(config.withSession(config.session().withMpa(Objects.requireNonNull(settings, "settings"))));
+    }
+
+    /**
+     * Changes some MPA settings and keeps the others: {@code configure} gets the settings so far
+     * ({@link RdmaSessionConfig#DEFAULT_MPA} unless changed), e.g. {@code mpa(m -> m.withCrc(false))}.
+     */
+    public RdmaServer mpa(UnaryOperator<MpaSettings> configure) {
+        return mpa(Objects.requireNonNull(configure.apply(config.session().mpa()),
+                "the MPA settings configurer returned null"));
     }
 
     /** Queue pair sizes and ORD/IRD for each connection, starting from {@link QueuePairConfig#of}'s defaults. */
     public RdmaServer queuePair(UnaryOperator<QueuePairConfig> configure) {
-        SessionResources.shape(device, configure);
-        return new RdmaServer(tcp, device, mpa, configure, accept, handler, messaging, metrics, maxPendingStartups,
-                maxSessions);
+        SessionResources.shape(config.session().device(), Objects.requireNonNull(configure, "configure"));
+        return with(config.withSession(config.session().withQueuePair(configure)));
     }
 
     /**
-     * Decides on each MPA Request after seeing its private data: returns the Reply's private data to
-     * accept, or throws to reject (the exception's message, UTF-8, goes back as the rejection's private
-     * data, cut to fit).
+     * Decides on each MPA Request after seeing its private data, asynchronously: {@code decide} is called on
+     * the connection's event loop (it must not block) and returns a Mono of the decision, which may complete on
+     * any thread, within the MPA accept timeout ({@link MpaSettings#acceptTimeout()}, 10 s by default):
+     * {@link ConnectDecision#accept(byte[])} sends the Reply with that private data, and
+     * {@link ConnectDecision#reject(String)} or {@link ConnectDecision#reject(byte[])} one with the Reject bit
+     * and that private data, which the client's {@link io.softrdma.mpa.MpaRejectedException} carries; the
+     * connection then closes.
+     *
+     * <p>Whatever else happens rejects too, with a reason as private data, and is logged: no decision within
+     * the accept timeout ({@code "no accept decision within 10000 ms (MpaSettings.acceptTimeout)"}; the Mono is
+     * cancelled), an error or an exception from {@code decide} ({@code "accept decision failed"}; the error is
+     * not sent), an empty Mono ({@code "no accept decision"}). A connection that closes while its decision is
+     * awaited cancels the Mono. By default every connection is accepted with no private data; one over
+     * {@link #maxSessions(int)} is refused with {@code "server full: …"} before {@code decide} is asked.
+     *
+     * <pre>{@code
+     * RdmaServer.create().accept(request -> tokens.check(request.privateData())   // Mono<Boolean>
+     *         .map(ok -> ok ? ConnectDecision.accept() : ConnectDecision.reject("bad token")))
+     * }</pre>
      */
-    public RdmaServer accept(Function<ConnectRequest, byte[]> decide) {
-        return new RdmaServer(tcp, device, mpa, queuePair, Objects.requireNonNull(decide, "decide"), handler,
-                messaging, metrics, maxPendingStartups, maxSessions);
+    public RdmaServer accept(Function<? super ConnectRequest, ? extends Mono<ConnectDecision>> decide) {
+        return with(config.withAccept(Objects.requireNonNull(decide, "decide")));
     }
 
     /** What to do with each session; the session is closed when the returned publisher terminates. */
     public RdmaServer handle(Function<? super RdmaSession, ? extends Publisher<Void>> handler) {
-        return new RdmaServer(tcp, device, mpa, queuePair, accept, Objects.requireNonNull(handler, "handler"),
-                messaging, metrics, maxPendingStartups, maxSessions);
+        return with(config.withHandler(Objects.requireNonNull(handler, "handler")));
     }
 
     /** Messaging sizes and remote invalidation ({@link MessagingOptions}, docs/protocol.md). */
     public RdmaServer messaging(MessagingOptions options) {
-        return new RdmaServer(tcp, device, mpa, queuePair, accept, handler,
-                java.util.Objects.requireNonNull(options, "options"), metrics, maxPendingStartups, maxSessions);
+        return with(config.withSession(config.session().withMessaging(Objects.requireNonNull(options, "options"))));
     }
 
     /**
@@ -139,8 +187,7 @@ public final class RdmaServer {
      * Spring Boot starter supplies a Micrometer one.
      */
     public RdmaServer metrics(RdmaMetricsRecorder recorder) {
-        return new RdmaServer(tcp, device, mpa, queuePair, accept, handler, messaging,
-                Objects.requireNonNull(recorder, "recorder"), maxPendingStartups, maxSessions);
+        return with(config.withSession(config.session().withMetrics(Objects.requireNonNull(recorder, "recorder"))));
     }
 
     /**
@@ -149,8 +196,7 @@ public final class RdmaServer {
      * at most the MPA Request timeout.
      */
     public RdmaServer maxPendingStartups(int max) {
-        new StartupLimiter(max); // validates, naming the rule
-        return new RdmaServer(tcp, device, mpa, queuePair, accept, handler, messaging, metrics, max, maxSessions);
+        return with(config.withMaxPendingStartups(max));
     }
 
     /**
@@ -159,21 +205,20 @@ public final class RdmaServer {
      * Reply that says why (RFC 5044 §7.1.2: the Reject bit).
      */
     public RdmaServer maxSessions(int max) {
-        if (max < 1) {
-            throw new IllegalArgumentException("maxSessions must be at least 1, not " + max);
-        }
-        return new RdmaServer(tcp, device, mpa, queuePair, accept, handler, messaging, metrics, maxPendingStartups,
-                max);
+        return with(config.withMaxSessions(max));
     }
 
     /** Further reactor-netty settings (loop resources, wiretap, metrics, TLS below MPA). */
     public RdmaServer tcpConfiguration(UnaryOperator<TcpServer> configure) {
-        return with(configure.apply(tcp));
+        return with(Objects.requireNonNull(configure.apply(tcp), "the TcpServer configurer returned null"));
     }
 
     private RdmaServer with(TcpServer t) {
-        return new RdmaServer(t, device, mpa, queuePair, accept, handler, messaging, metrics, maxPendingStartups,
-                maxSessions);
+        return new RdmaServer(t, config);
+    }
+
+    private RdmaServer with(RdmaServerConfig c) {
+        return new RdmaServer(tcp, c);
     }
 
     /** Binds, waiting at most 45 s. */
@@ -184,18 +229,21 @@ public final class RdmaServer {
     /** Binds, waiting at most {@code timeout}. */
     public DisposableRdmaServer bindNow(Duration timeout) {
         java.util.Set<RdmaSession> sessions = java.util.concurrent.ConcurrentHashMap.newKeySet();
-        StartupLimiter limiter = new StartupLimiter(maxPendingStartups);
+        StartupLimiter limiter = new StartupLimiter(config.maxPendingStartups());
         return new DisposableRdmaServer(bind(sessions, limiter).block(timeout), sessions, limiter);
     }
 
     /** Binds when subscribed. */
     public Mono<DisposableRdmaServer> bind() {
         java.util.Set<RdmaSession> sessions = java.util.concurrent.ConcurrentHashMap.newKeySet();
-        StartupLimiter limiter = new StartupLimiter(maxPendingStartups);
+        StartupLimiter limiter = new StartupLimiter(config.maxPendingStartups());
         return bind(sessions, limiter).map(server -> new DisposableRdmaServer(server, sessions, limiter));
     }
 
-    private Mono<? extends DisposableServer> bind(java.util.Set<RdmaSession> sessions, StartupLimiter limiter) {
+    private Mono<? extends DisposableServer> bind(Set<RdmaSession> sessions, StartupLimiter limiter) {
+        MpaSettings configured = config.session().mpa();
+        MpaSettings mpa = configured.withAcceptTimeout(configured.acceptTimeout().plus(ACCEPT_TIMEOUT_BACKSTOP));
+        RdmaMetricsRecorder metrics = config.session().metrics();
         // Ahead of reactor-netty's reactive bridge: the queue pair takes every ULPDU.
         return tcp.doOnChannelInit((observer, channel, address) -> {
             adaptTls(channel);
@@ -218,7 +266,7 @@ public final class RdmaServer {
      * With TLS configured ({@code tcpConfiguration(t -> t.secure(...))}), puts {@link TlsBarrierAdapter}
      * between the TLS handler and MPA, so that completions that wait for TCP pass through TLS.
      */
-    static void adaptTls(io.netty.channel.Channel channel) {
+    static void adaptTls(Channel channel) {
         if (channel.pipeline().get(NettyPipeline.SslHandler) != null) {
             channel.pipeline().addAfter(NettyPipeline.SslHandler, TlsBarrierAdapter.NAME, TlsBarrierAdapter.INSTANCE);
         }
@@ -234,37 +282,170 @@ public final class RdmaServer {
         connection.channel().config().setAutoRead(true);
     }
 
-    private void onRequest(io.netty.channel.Channel channel, ConnectRequest request,
-            java.util.Set<RdmaSession> sessions) {
-        byte[] reply;
-        try {
-            if (sessions.size() >= maxSessions) {
-                throw new IllegalStateException("server full: " + sessions.size() + " sessions (maxSessions)");
-            }
-            reply = accept.apply(request);
-        } catch (RuntimeException e) {
-            channel.attr(STARTUP).set(Boolean.FALSE);
-            metrics.startupFailed(RdmaMetricsRecorder.StartupFailure.REJECTED);
-            byte[] reason = String.valueOf(e.getMessage()).getBytes(java.nio.charset.StandardCharsets.UTF_8);
-            int room = Math.max(0, mpa.maxApplicationPrivateDataLength());
-            request.reject(java.util.Arrays.copyOf(reason, Math.min(reason.length, room)));
+    /** On the connection's event loop, once its MPA Request has arrived: asks the accept function. */
+    private void onRequest(Channel channel, ConnectRequest request, Set<RdmaSession> sessions) {
+        if (sessions.size() >= config.maxSessions()) {
+            reject(channel, request, serverFull(sessions));
             return;
         }
-        SessionResources resources = SessionResources.create(device, queuePair,
-                channel.eventLoop(), messaging);
-        request.accept(resources.qp(), messaging.privateData(reply)).whenComplete((rdma, failure) -> {
+        Mono<ConnectDecision> decision;
+        try {
+            decision = Objects.requireNonNull(config.accept().apply(request),
+                    "the accept function returned null, not a Mono");
+        } catch (RuntimeException e) {
+            log.warn("the accept function failed on {}; rejected", channel, e);
+            reject(channel, request, utf8(DECISION_FAILED));
+            return;
+        }
+        new PendingDecision(channel, request, sessions).await(decision);
+    }
+
+    private static byte[] serverFull(Set<RdmaSession> sessions) {
+        return utf8("server full: " + sessions.size() + " sessions (maxSessions)");
+    }
+
+    private static byte[] utf8(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** Sends a Reply with the Reject bit and {@code privateData}, cut to fit; the connection then closes. */
+    private void reject(Channel channel, ConnectRequest request, byte[] privateData) {
+        channel.attr(STARTUP).set(Boolean.FALSE);
+        config.session().metrics().startupFailed(RdmaMetricsRecorder.StartupFailure.REJECTED);
+        int room = Math.max(0, config.session().mpa().maxApplicationPrivateDataLength());
+        if (privateData.length > room) {
+            log.warn("the reject private data for {} ({} octets) is cut to the {} the MPA Reply allows", channel,
+                    privateData.length, room);
+        }
+        request.reject(Arrays.copyOf(privateData, Math.min(privateData.length, room)));
+    }
+
+    /** Accepts with a queue pair of the session's own; the handler gets the session once in RDMA mode. */
+    private void acceptWith(Channel channel, ConnectRequest request, Set<RdmaSession> sessions, byte[] reply) {
+        if (sessions.size() >= config.maxSessions()) {
+            reject(channel, request, serverFull(sessions));
+            return;
+        }
+        RdmaSessionConfig session = config.session();
+        RdmaMetricsRecorder metrics = session.metrics();
+        SessionResources resources = SessionResources.create(session.device(), session.queuePair(),
+                channel.eventLoop(), session.messaging());
+        CompletableFuture<RdmaConnection> established;
+        try {
+            established = request.accept(resources.qp(), session.messaging().privateData(reply));
+        } catch (IllegalArgumentException e) {
+            resources.close();
+            log.warn("the accept decision for {} cannot be sent; rejected: {}", channel, e.getMessage());
+            reject(channel, request, utf8("accept decision invalid: its private data does not fit the MPA Reply"));
+            return;
+        } catch (RuntimeException e) {
+            resources.close();
+            throw e;
+        }
+        established.whenComplete((rdma, failure) -> {
             if (failure != null) {
                 resources.close();
                 return;
             }
             channel.attr(STARTUP).set(Boolean.TRUE);
             reactor.netty.Connection connection = reactor.netty.Connection.from(rdma.channel());
-            RdmaSession session = new RdmaSession(connection, rdma, resources, metrics);
-            sessions.add(session);
-            session.onDispose().doFinally(s -> sessions.remove(session)).subscribe();
-            Mono.defer(() -> Mono.from(handler.apply(session)))
-                    .doFinally(signal -> session.dispose())
-                    .subscribe(null, t -> log.warn("the handler of {} failed", session, t));
+            RdmaSession rdmaSession = new RdmaSession(connection, rdma, resources, metrics);
+            sessions.add(rdmaSession);
+            rdmaSession.onDispose().doFinally(s -> sessions.remove(rdmaSession)).subscribe();
+            Mono.defer(() -> Mono.from(config.handler().apply(rdmaSession)))
+                    .doFinally(signal -> rdmaSession.dispose())
+                    .subscribe(null, t -> log.warn("the handler of {} failed", rdmaSession, t));
         });
+    }
+
+    /**
+     * One connection's accept decision while it is awaited: the first of the decision, its error or emptiness,
+     * {@link MpaSettings#acceptTimeout()} and the connection's close settles it, on the connection's event loop;
+     * the others are then ignored, and the decision's Mono is cancelled if still running.
+     */
+    private final class PendingDecision {
+        private final Channel channel;
+        private final ConnectRequest request;
+        private final Set<RdmaSession> sessions;
+        private final ChannelFutureListener onClose = f -> settle();
+        // All on the event loop.
+        private boolean settled;
+        private Disposable subscription;
+        private ScheduledFuture<?> timer;
+
+        PendingDecision(Channel channel, ConnectRequest request, Set<RdmaSession> sessions) {
+            this.channel = channel;
+            this.request = request;
+            this.sessions = sessions;
+        }
+
+        void await(Mono<ConnectDecision> decision) {
+            Duration timeout = config.session().mpa().acceptTimeout();
+            timer = channel.eventLoop().schedule(() -> timedOut(timeout), timeout.toNanos(), TimeUnit.NANOSECONDS);
+            channel.closeFuture().addListener(onClose);
+            Disposable d = decision.map(Optional::of).defaultIfEmpty(Optional.empty())
+                    .subscribe(o -> onLoop(() -> decided(o)), e -> onLoop(() -> failed(e)));
+            if (settled) {
+                d.dispose(); // settled already (a synchronous decision, or the channel closed meanwhile)
+            } else {
+                subscription = d;
+            }
+        }
+
+        /** Settles once: true for the first caller. */
+        private boolean settle() {
+            if (settled) {
+                return false;
+            }
+            settled = true;
+            timer.cancel(false);
+            channel.closeFuture().removeListener(onClose);
+            if (subscription != null) {
+                subscription.dispose();
+            }
+            return true;
+        }
+
+        private void decided(Optional<ConnectDecision> decision) {
+            if (!settle()) {
+                return;
+            }
+            if (decision.isEmpty()) {
+                log.warn("the accept function's Mono completed empty for {}; rejected", channel);
+                reject(channel, request, utf8(NO_DECISION));
+            } else if (decision.get().accepted()) {
+                acceptWith(channel, request, sessions, decision.get().privateDataUnsafe());
+            } else {
+                log.debug("{} rejected by the accept function", channel);
+                reject(channel, request, decision.get().privateDataUnsafe());
+            }
+        }
+
+        private void failed(Throwable error) {
+            if (settle()) {
+                log.warn("the accept decision for {} failed; rejected", channel, error);
+                reject(channel, request, utf8(DECISION_FAILED));
+            }
+        }
+
+        private void timedOut(Duration timeout) {
+            if (settle()) {
+                String reason = "no accept decision within " + timeout.toMillis() + " ms (MpaSettings.acceptTimeout)";
+                log.warn("{}: {}; rejected", channel, reason);
+                reject(channel, request, utf8(reason));
+            }
+        }
+
+        private void onLoop(Runnable task) {
+            if (channel.eventLoop().inEventLoop()) {
+                task.run();
+            } else {
+                try {
+                    channel.eventLoop().execute(task);
+                } catch (RejectedExecutionException e) {
+                    log.debug("{}: the accept decision came after its event loop stopped", channel);
+                }
+            }
+        }
     }
 }

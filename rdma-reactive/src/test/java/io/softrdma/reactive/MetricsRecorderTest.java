@@ -115,9 +115,7 @@ class MetricsRecorderTest {
         Recording serverSide = new Recording();
         Recording clientSide = new Recording();
         DisposableRdmaServer server = RdmaServer.create().host("127.0.0.1").port(0).metrics(serverSide)
-                .accept(request -> {
-                    throw new IllegalStateException("not today");
-                }).bindNow();
+                .accept(request -> Mono.just(ConnectDecision.reject("not today"))).bindNow();
         try {
             StepVerifier.create(RdmaClient.create().host("127.0.0.1").port(server.port()).metrics(clientSide)
                     .connect()).expectError().verify(TIMEOUT);

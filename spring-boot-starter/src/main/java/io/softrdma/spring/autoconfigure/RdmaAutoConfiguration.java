@@ -3,14 +3,19 @@ package io.softrdma.spring.autoconfigure;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.softrdma.mpa.MpaSettings;
+import io.softrdma.mpa.PeerToPeerMode;
 import io.softrdma.reactive.MessagingOptions;
 import io.softrdma.reactive.RdmaClient;
 import io.softrdma.reactive.RdmaServer;
+import io.softrdma.reactive.RdmaSessionConfig;
 import io.softrdma.rdmap.RdmapExtensions;
 import io.softrdma.verbs.QueuePairConfig;
 import java.time.Duration;
 import java.util.function.UnaryOperator;
 import javax.net.ssl.SSLException;
+import java.util.Collection;
+import java.util.List;
+import org.springframework.beans.factory.NoUniqueBeanDefinitionException;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -69,7 +74,7 @@ public final class RdmaAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         RdmaServer rdmaServer(RdmaProperties properties, RdmaActivity activity,
-                ObjectProvider<RdmaServerCustomizer> customizers, ObjectProvider<RdmaSessionHandler> handler,
+                ObjectProvider<RdmaServerCustomizer> customizers, ObjectProvider<RdmaSessionHandler> sessionHandlers,
                 ObjectProvider<SslBundles> sslBundles) {
             RdmaProperties.Server p = properties.getServer();
             RdmaServer server = RdmaServer.create().port(p.getPort()).maxPendingStartups(p.getMaxPendingStartups())
@@ -83,7 +88,7 @@ public final class RdmaAutoConfiguration {
                 SslContext context = sslContext(p.getSsl(), sslBundles, true);
                 server = server.tcpConfiguration(t -> t.secure(spec -> spec.sslContext(context)));
             }
-            RdmaSessionHandler h = handler.getIfUnique();
+            RdmaSessionHandler h = sessionHandler(sessionHandlers);
             if (h != null) {
                 server = server.handle(h::handle);
             }
@@ -103,9 +108,33 @@ public final class RdmaAutoConfiguration {
         }
     }
 
+    /**
+     * The MPA settings of one side: {@link RdmaSessionConfig#DEFAULT_MPA} with the properties set. Peer-to-peer
+     * mode left unset is the default's with revision 2, and OFF with revision 1 (which has none).
+     */
+    /**
+     * The application's one {@link RdmaSessionHandler} (the {@code @Primary} one if there are several), or null.
+     *
+     * @throws IllegalStateException naming the beans, when there are several and none is primary
+     */
+    static RdmaSessionHandler sessionHandler(ObjectProvider<RdmaSessionHandler> handlers) {
+        try {
+            return handlers.getIfAvailable();
+        } catch (NoUniqueBeanDefinitionException e) {
+            Collection<String> names = e.getBeanNamesFound() == null ? List.of() : e.getBeanNamesFound();
+            throw new IllegalStateException("The SoftRDMA server runs one RdmaSessionHandler per session, but "
+                    + names.size() + " beans are RdmaSessionHandlers and none is @Primary: " + String.join(", ", names)
+                    + ". Combine them into one handler bean (a session's receive() and respond() each take one"
+                    + " subscriber), or mark the one to use @Primary.", e);
+        }
+    }
+
     static MpaSettings mpa(RdmaProperties.Mpa p) {
-        return MpaSettings.defaults().toBuilder().revision(p.getRevision()).crc(p.isCrc()).markers(p.isMarkers())
-                .peerToPeer(p.getPeerToPeer()).requestTimeout(p.getRequestTimeout()).replyTimeout(p.getReplyTimeout())
+        PeerToPeerMode peerToPeer = p.getPeerToPeer() != null ? p.getPeerToPeer()
+                : p.getRevision() == MpaSettings.REVISION_1 ? PeerToPeerMode.OFF
+                : RdmaSessionConfig.DEFAULT_MPA.peerToPeer();
+        return RdmaSessionConfig.DEFAULT_MPA.toBuilder().revision(p.getRevision()).crc(p.isCrc()).markers(p.isMarkers())
+                .peerToPeer(peerToPeer).requestTimeout(p.getRequestTimeout()).replyTimeout(p.getReplyTimeout())
                 .acceptTimeout(p.getAcceptTimeout()).build();
     }
 

@@ -128,7 +128,7 @@ public class RdmaProperties {
         private Duration connectTimeout = Duration.ofSeconds(10);
 
         public Client() {
-            super(new Mpa(PeerToPeerMode.WRITE));
+            super(new Mpa());
         }
 
         public String getHost() {
@@ -170,7 +170,8 @@ public class RdmaProperties {
 
         /**
          * RFC 6581 peer-to-peer mode: which ready-to-receive message to offer (initiator) or accept
-         * (responder); WRITE lets the server send first. OFF, WRITE, READ or ANY.
+         * (responder). OFF, WRITE, READ or ANY. Unset: ANY with revision 2 (both ends' default: offers the
+         * Write and the Read, accepts either, so that the server may send first), OFF with revision 1.
          */
         private PeerToPeerMode peerToPeer;
 
@@ -183,13 +184,6 @@ public class RdmaProperties {
         /** How long a responder's accept decision may take. */
         private Duration acceptTimeout = Duration.ofSeconds(10);
 
-        public Mpa() {
-            this(PeerToPeerMode.OFF);
-        }
-
-        Mpa(PeerToPeerMode peerToPeer) {
-            this.peerToPeer = peerToPeer;
-        }
 
         public int getRevision() {
             return revision;

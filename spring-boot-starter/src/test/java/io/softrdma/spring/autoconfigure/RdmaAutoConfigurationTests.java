@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.softrdma.reactive.ConnectDecision;
 import io.softrdma.reactive.RdmaClient;
 import io.softrdma.reactive.RdmaServer;
 import io.softrdma.reactive.RdmaSession;
@@ -162,7 +163,7 @@ class RdmaAutoConfigurationTests {
         RdmaServerCustomizer first() {
             return server -> server.accept(request -> {
                 accepted.complete("first");
-                return new byte[0];
+                return Mono.just(ConnectDecision.accept());
             });
         }
 
@@ -171,7 +172,7 @@ class RdmaAutoConfigurationTests {
         RdmaServerCustomizer second() {
             return server -> server.accept(request -> {
                 accepted.complete("second");
-                return new byte[0];
+                return Mono.just(ConnectDecision.accept());
             });
         }
 

@@ -128,9 +128,8 @@ class RdmaMetricsAndHealthTests {
 
     @Test
     void refusedStartupsAreCounted() {
-        runner.withBean(RdmaServerCustomizer.class, () -> server -> server.accept(request -> {
-            throw new IllegalStateException("no");
-        })).run(context -> {
+        runner.withBean(RdmaServerCustomizer.class, () -> server -> server.accept(request ->
+                reactor.core.publisher.Mono.just(io.softrdma.reactive.ConnectDecision.reject("no")))).run(context -> {
             MeterRegistry registry = context.getBean(MeterRegistry.class);
             int port = context.getBean(RdmaServerLifecycle.class).port();
             assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> context.getBean(RdmaClient.class)

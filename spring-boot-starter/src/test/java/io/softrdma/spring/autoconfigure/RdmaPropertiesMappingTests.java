@@ -71,12 +71,13 @@ class RdmaPropertiesMappingTests {
     }
 
     @Test
-    void theDefaultsAreTheLibrarysAndTheClientOffersTheWriteRtr() {
+    void theDefaultsAreTheLibrarysOneMpaDefaultForBothSides() {
         RdmaProperties defaults = new RdmaProperties();
         MpaSettings server = RdmaAutoConfiguration.mpa(defaults.getServer().getMpa());
-        assertThat(server).isEqualTo(MpaSettings.defaults());
+        assertThat(server).isEqualTo(io.softrdma.reactive.RdmaSessionConfig.DEFAULT_MPA);
         MpaSettings client = RdmaAutoConfiguration.mpa(defaults.getClient().getMpa());
-        assertThat(client).isEqualTo(io.softrdma.reactive.RdmaClient.DEFAULT_MPA);
+        assertThat(client).isEqualTo(io.softrdma.reactive.RdmaSessionConfig.DEFAULT_MPA);
+        assertThat(client.peerToPeer()).isEqualTo(PeerToPeerMode.ANY);
         assertThat(RdmaAutoConfiguration.messaging(defaults.getServer().getMessaging()))
                 .isEqualTo(MessagingOptions.DEFAULTS);
         // Sessions offer every RFC 7306 extension by default (rdma-reactive's SessionResources).
@@ -84,5 +85,18 @@ class RdmaPropertiesMappingTests {
         QueuePairConfig mapped = RdmaAutoConfiguration.queuePair(defaults.getServer().getQueuePair()).apply(library);
         assertThat(mapped).isEqualTo(library);
         assertThat(defaults.getClient().getPort()).isEqualTo(io.softrdma.reactive.RdmaServer.DEFAULT_PORT);
+    }
+
+    @Test
+    void revisionOneAloneTurnsTheDefaultPeerToPeerModeOffAndAnExplicitOneFailsWithIt() {
+        for (RdmaProperties.Side side : new RdmaProperties.Side[] {new RdmaProperties().getServer(),
+                new RdmaProperties().getClient()}) {
+            RdmaProperties.Mpa p = side.getMpa();
+            p.setRevision(1);
+            assertThat(RdmaAutoConfiguration.mpa(p).peerToPeer()).isEqualTo(PeerToPeerMode.OFF);
+            p.setPeerToPeer(PeerToPeerMode.WRITE);
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> RdmaAutoConfiguration.mpa(p))
+                    .hasMessageContaining("needs MPA revision 2");
+        }
     }
 }
