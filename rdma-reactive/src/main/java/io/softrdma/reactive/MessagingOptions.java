@@ -106,12 +106,4 @@ public record MessagingOptions(int inlineSize, long maxMessageSize, boolean remo
         return new MessagingOptions(inlineSize, maxMessageSize, remoteInvalidation, messages, bytes,
                 maxQueuedOperations);
     }
-
-    /** RFC 8797's block first (where Linux looks for it), then the application's private data. */
-    byte[] privateData(byte[] applicationData) {
-        byte[] block = RpcRdmaPrivateData.of(remoteInvalidation, inlineSize, inlineSize).encode();
-        byte[] r = java.util.Arrays.copyOf(block, block.length + applicationData.length);
-        System.arraycopy(applicationData, 0, r, block.length, applicationData.length);
-        return r;
-    }
 }

@@ -6,6 +6,7 @@ import io.softrdma.cm.RdmaConnection;
 import io.softrdma.cm.RdmaPipeline;
 import io.softrdma.mpa.MpaSettings;
 import io.softrdma.reactive.internal.SessionResources;
+import io.softrdma.reactive.spi.SessionProtocol;
 import io.softrdma.verbs.QueuePairConfig;
 import io.softrdma.verbs.RdmaDevice;
 import java.time.Duration;
@@ -121,6 +122,23 @@ public final class RdmaClient {
         return with(config.session().withMessaging(Objects.requireNonNull(options, "options")));
     }
 
+    /**
+     * The protocol the session runs on its queue pair instead of SoftRDMA messaging — RPC-over-RDMA's, for one
+     * (rdma-rpc sets it). The session's messaging methods then fail with an error that says so; its one-sided
+     * operations, memory and lifecycle are the same.
+     */
+    public RdmaClient protocol(SessionProtocol protocol) {
+        return with(config.session().withProtocol(Objects.requireNonNull(protocol, "protocol")));
+    }
+
+    /**
+     * The device whose protection domains, completion queues and queue pairs the sessions get (each client has one
+     * of its own unless set).
+     */
+    public RdmaClient device(io.softrdma.verbs.RdmaDevice device) {
+        return with(config.session().withDevice(Objects.requireNonNull(device, "device")));
+    }
+
     /** How long the TCP connect may take; the MPA Reply has {@link MpaSettings#replyTimeout()}. */
     public RdmaClient connectTimeout(Duration timeout) {
         return with(tcp.option(ChannelOption.CONNECT_TIMEOUT_MILLIS,
@@ -156,17 +174,17 @@ public final class RdmaClient {
         RdmaSessionConfig session = config.session();
         RdmaDevice device = session.device();
         UnaryOperator<QueuePairConfig> queuePair = session.queuePair();
-        MessagingOptions messaging = session.messaging();
+        SessionProtocol protocol = session.protocol();
         RdmaMetricsRecorder metrics = session.metrics();
         return Mono.defer(() -> {
-            SessionResources.shape(device, queuePair);
+            SessionResources.shape(device, queuePair, protocol);
             return tcp.doOnChannelInit((observer, channel, address) -> {
                 RdmaServer.adaptTls(channel);
                 SessionResources resources = SessionResources.create(device, queuePair, channel.eventLoop(),
-                        messaging);
+                        protocol);
                 channel.attr(RESOURCES).set(resources);
                 channel.attr(ESTABLISHED).set(RdmaPipeline.initiator(channel, resources.qp(),
-                        messaging.privateData(config.privateDataUnsafe()), session.mpa(),
+                        protocol.privateData(config.privateDataUnsafe()), session.mpa(),
                         NettyPipeline.ReactiveBridge));
             }).doOnConnected(RdmaServer::readContinuously).connect().flatMap(connection -> {
                 CompletableFuture<RdmaConnection> established = connection.channel().attr(ESTABLISHED).get();
@@ -178,7 +196,7 @@ public final class RdmaClient {
                                     ? RdmaMetricsRecorder.StartupFailure.REJECTED
                                     : RdmaMetricsRecorder.StartupFailure.FAILED);
                             connection.dispose();
-                            resources.close();
+                            resources.close(t);
                         });
             });
         });

@@ -8,6 +8,7 @@ import io.softrdma.cm.RdmaPipeline;
 import io.softrdma.cm.StartupLimiter;
 import io.softrdma.mpa.MpaSettings;
 import io.softrdma.reactive.internal.SessionResources;
+import io.softrdma.reactive.spi.SessionProtocol;
 import io.softrdma.transport.TlsBarrierAdapter;
 import io.softrdma.verbs.QueuePairConfig;
 import io.softrdma.verbs.RdmaDevice;
@@ -143,8 +144,22 @@ public final class RdmaServer {
 
     /** Queue pair sizes and ORD/IRD for each connection, starting from {@link QueuePairConfig#of}'s defaults. */
     public RdmaServer queuePair(UnaryOperator<QueuePairConfig> configure) {
-        SessionResources.shape(config.session().device(), Objects.requireNonNull(configure, "configure"));
+        SessionResources.shape(config.session().device(), Objects.requireNonNull(configure, "configure"),
+                config.session().protocol());
         return with(config.withSession(config.session().withQueuePair(configure)));
+    }
+
+    /**
+     * The protocol each session runs on its queue pair instead of SoftRDMA messaging — RPC-over-RDMA's, for one
+     * (rdma-rpc sets it). The sessions' messaging methods then fail with an error that says so.
+     */
+    public RdmaServer protocol(SessionProtocol protocol) {
+        return with(config.withSession(config.session().withProtocol(Objects.requireNonNull(protocol, "protocol"))));
+    }
+
+    /** The device whose protection domains and queue pairs the sessions get (each server has its own unless set). */
+    public RdmaServer device(io.softrdma.verbs.RdmaDevice device) {
+        return with(config.withSession(config.session().withDevice(Objects.requireNonNull(device, "device"))));
     }
 
     /**
@@ -328,23 +343,24 @@ public final class RdmaServer {
         }
         RdmaSessionConfig session = config.session();
         RdmaMetricsRecorder metrics = session.metrics();
+        SessionProtocol protocol = session.protocol();
         SessionResources resources = SessionResources.create(session.device(), session.queuePair(),
-                channel.eventLoop(), session.messaging());
+                channel.eventLoop(), protocol);
         CompletableFuture<RdmaConnection> established;
         try {
-            established = request.accept(resources.qp(), session.messaging().privateData(reply));
+            established = request.accept(resources.qp(), protocol.privateData(reply));
         } catch (IllegalArgumentException e) {
-            resources.close();
+            resources.close(e);
             log.warn("the accept decision for {} cannot be sent; rejected: {}", channel, e.getMessage());
             reject(channel, request, utf8("accept decision invalid: its private data does not fit the MPA Reply"));
             return;
         } catch (RuntimeException e) {
-            resources.close();
+            resources.close(e);
             throw e;
         }
         established.whenComplete((rdma, failure) -> {
             if (failure != null) {
-                resources.close();
+                resources.close(failure);
                 return;
             }
             channel.attr(STARTUP).set(Boolean.TRUE);

@@ -31,10 +31,12 @@ import reactor.netty.Connection;
 import io.softrdma.reactive.internal.MessagingEngine;
 import io.softrdma.reactive.internal.OneSidedOperations;
 import io.softrdma.reactive.internal.Operations;
-import io.softrdma.reactive.internal.ReceiveSlots;
+import io.softrdma.reactive.spi.ReceiveSlots;
 import io.softrdma.reactive.internal.ReleaseAfterNext;
 import io.softrdma.reactive.internal.SendQueueShares;
 import io.softrdma.reactive.internal.SessionResources;
+import io.softrdma.reactive.spi.ReceiveSlots;
+import io.softrdma.reactive.spi.SessionProtocol;
 
 /**
  * One RDMA connection, as Reactor types: one-sided RDMA Write and Read (RFC 5040 §4.3, §4.4) into
@@ -62,6 +64,10 @@ public final class RdmaSession implements Disposable {
     private final Mono<Void> onDispose;
     private final CompletionQueue.Handler dispatch;
 
+    /** The protocol on this session's queue pair: messaging (then {@link #messenger} is it) or another. */
+    private final SessionProtocol protocol;
+    private final SessionProtocol.Engine engine;
+    /** SoftRDMA messaging, or null when another protocol runs here. */
     private final MessagingEngine messenger;
     private final RdmaMetricsRecorder recorder;
     /** The Terminate sent or received on this stream, if any (event loop). */
@@ -76,11 +82,17 @@ public final class RdmaSession implements Disposable {
         this.cq = resources.cq();
         this.loop = connection.channel().eventLoop();
         this.operations = resources.operations();
-        this.messenger = resources.messaging();
+        this.protocol = resources.protocol();
+        this.engine = resources.engine();
+        this.messenger = engine instanceof MessagingEngine m ? m : null;
+        int maxQueued = messenger != null ? messenger.maxQueuedOperations()
+                : MessagingOptions.DEFAULTS.maxQueuedOperations();
         this.oneSided = new OneSidedOperations(qp, loop, operations, SendQueueShares.applicationOperations(
-                resources.qp().config().sendQueueDepth()), messenger.maxQueuedOperations(), ended::isDone, recorder);
-        messenger.recorder(recorder);
-        messenger.negotiated(rdma.rpcRdma().sendInlineThreshold(), rdma.rpcRdma().remoteInvalidation());
+                resources.qp().config().sendQueueDepth()), maxQueued, ended::isDone, recorder);
+        if (messenger != null) {
+            messenger.recorder(recorder);
+        }
+        engine.established(rdma);
         this.dispatch = this::dispatch;
         this.onDispose = Mono.fromFuture(ended.copy()).onErrorResume(t -> Mono.empty());
         cq.setListener(q -> drainCompletions());
@@ -104,7 +116,11 @@ public final class RdmaSession implements Disposable {
      * values are each recent, not mutually consistent.
      */
     public SessionStatistics statistics() {
-        return messenger.statistics();
+        if (messenger != null) {
+            return messenger.statistics();
+        }
+        return new SessionStatistics(0, 0, 0, 0, qp.readsOutstanding(), qp.ord(), qp.inboundReadsQueued(), qp.ird(),
+                qp.counters());
     }
 
     /** The rdma-core connection below: negotiated MPA parameters, private data, the queue pair. */
@@ -125,6 +141,34 @@ public final class RdmaSession implements Disposable {
     /** What the RFC 8797 private data of both ends settled: inline thresholds, remote invalidation. */
     public RpcRdmaParameters rpcRdma() {
         return rdma.rpcRdma();
+    }
+
+    /** The protocol on this session's queue pair: SoftRDMA messaging unless the client or server set another. */
+    public SessionProtocol protocol() {
+        return protocol;
+    }
+
+    /**
+     * This connection's engine of the {@link #protocol()}, as the type its protocol gives it: how a protocol module
+     * (rdma-rpc) reaches its own state from the session.
+     *
+     * @throws IllegalStateException if the engine is not a {@code type}
+     */
+    public <E extends SessionProtocol.Engine> E engine(Class<E> type) {
+        if (!type.isInstance(engine)) {
+            throw new IllegalStateException("this session runs " + protocol.name() + ", whose engine is not a "
+                    + type.getName());
+        }
+        return type.cast(engine);
+    }
+
+    /** SoftRDMA messaging, or an error that says which protocol this session runs instead. */
+    private MessagingEngine messaging() {
+        if (messenger == null) {
+            throw new IllegalStateException("this session runs " + protocol.name() + ", not SoftRDMA messaging:"
+                    + " send, receive, request, respond and Immediate Data belong to messaging (the default protocol)");
+        }
+        return messenger;
     }
 
     // ---- local memory ----
@@ -360,7 +404,7 @@ public final class RdmaSession implements Disposable {
             ByteBuf direct = direct(data);
             MemoryRegion region = registerForWrite(direct, sink);
             if (region != null) {
-                messenger.writeWithImmediate(remote, region, direct, immediate, sink);
+                messaging().writeWithImmediate(remote, region, direct, immediate, sink);
             }
         });
     }
@@ -371,7 +415,7 @@ public final class RdmaSession implements Disposable {
      * two share them: subscribe to both if the peer sends both. One subscriber at a time.
      */
     public Flux<Long> immediates() {
-        return messenger.immediates();
+        return messaging().immediates();
     }
 
     // ---- messaging (RDMA Send with credits, docs/protocol.md) ----
@@ -385,7 +429,7 @@ public final class RdmaSession implements Disposable {
      */
     public Mono<Void> send(Publisher<ByteBuf> messages) {
         Objects.requireNonNull(messages, "messages");
-        return messenger.send(messages);
+        return messaging().send(messages);
     }
 
     /**
@@ -399,7 +443,7 @@ public final class RdmaSession implements Disposable {
      * then. One subscriber at a time; messages that arrive with no subscriber wait for the next one.
      */
     public Flux<ByteBuf> receive() {
-        return ReleaseAfterNext.flux(messenger.receive());
+        return ReleaseAfterNext.flux(messaging().receive());
     }
 
     /**
@@ -411,7 +455,7 @@ public final class RdmaSession implements Disposable {
      */
     public Mono<ByteBuf> request(ByteBuf request) {
         Objects.requireNonNull(request, "request");
-        return ReleaseAfterNext.mono(messenger.request(request));
+        return ReleaseAfterNext.mono(messaging().request(request));
     }
 
     /**
@@ -429,12 +473,12 @@ public final class RdmaSession implements Disposable {
         if (concurrency < 1) {
             throw new IllegalArgumentException("concurrency must be at least 1, was " + concurrency);
         }
-        messenger.respond(handler, concurrency);
+        messaging().respond(handler, concurrency);
     }
 
     /** Messages received and not yet taken by a subscriber or handler (a racy snapshot, for tests and metrics). */
     public int messagesBuffered() {
-        return messenger.messagesBuffered();
+        return messenger != null ? messenger.messagesBuffered() : 0;
     }
 
     // ---- posting and completion (event loop) ----
@@ -443,14 +487,14 @@ public final class RdmaSession implements Disposable {
     private void dispatch(WorkCompletion c) {
         try {
             if (ReceiveSlots.isReceive(c.wrId())) {
-                messenger.receiveCompleted(c);
+                engine.receiveCompleted(c);
             } else {
                 operations.complete(c);
                 oneSided.postWaiting();
             }
         } catch (RuntimeException e) {
             if (!ended.isDone()) {
-                messenger.end(e);
+                engine.end(e);
                 operations.failAll(e);
                 qp.close();
             }
@@ -467,7 +511,7 @@ public final class RdmaSession implements Disposable {
         }
         drainCompletions();
         Throwable failure = cause != null ? cause : new CancellationException("the RDMA session was closed");
-        messenger.end(failure);
+        engine.end(failure);
         operations.failAll(failure);
         oneSided.end(failure);
         // A stream that ended with a Terminate was lost, however the queue pair's close reported it. Recorded

@@ -4,6 +4,8 @@ import io.softrdma.mpa.MpaSettings;
 import io.softrdma.mpa.PeerToPeerMode;
 import io.softrdma.verbs.QueuePairConfig;
 import io.softrdma.verbs.RdmaDevice;
+import io.softrdma.reactive.internal.MessagingProtocol;
+import io.softrdma.reactive.spi.SessionProtocol;
 import java.util.Objects;
 import java.util.function.UnaryOperator;
 
@@ -32,9 +34,17 @@ public final class RdmaSessionConfig {
     private final UnaryOperator<QueuePairConfig> queuePair;
     private final MessagingOptions messaging;
     private final RdmaMetricsRecorder metrics;
+    /** The protocol on the sessions' queue pairs; null for SoftRDMA messaging with {@link #messaging}. */
+    private final SessionProtocol protocol;
 
     RdmaSessionConfig(RdmaDevice device, MpaSettings mpa, UnaryOperator<QueuePairConfig> queuePair,
             MessagingOptions messaging, RdmaMetricsRecorder metrics) {
+        this(device, mpa, queuePair, messaging, metrics, null);
+    }
+
+    private RdmaSessionConfig(RdmaDevice device, MpaSettings mpa, UnaryOperator<QueuePairConfig> queuePair,
+            MessagingOptions messaging, RdmaMetricsRecorder metrics, SessionProtocol protocol) {
+        this.protocol = protocol;
         this.device = Objects.requireNonNull(device, "device");
         this.mpa = Objects.requireNonNull(mpa, "mpa");
         this.queuePair = Objects.requireNonNull(queuePair, "queuePair");
@@ -74,24 +84,40 @@ public final class RdmaSessionConfig {
     }
 
     RdmaSessionConfig withMpa(MpaSettings mpa) {
-        return new RdmaSessionConfig(device, mpa, queuePair, messaging, metrics);
+        return new RdmaSessionConfig(device, mpa, queuePair, messaging, metrics, protocol);
     }
 
     RdmaSessionConfig withQueuePair(UnaryOperator<QueuePairConfig> queuePair) {
-        return new RdmaSessionConfig(device, mpa, queuePair, messaging, metrics);
+        return new RdmaSessionConfig(device, mpa, queuePair, messaging, metrics, protocol);
     }
 
     RdmaSessionConfig withMessaging(MessagingOptions messaging) {
-        return new RdmaSessionConfig(device, mpa, queuePair, messaging, metrics);
+        return new RdmaSessionConfig(device, mpa, queuePair, messaging, metrics, protocol);
     }
 
     RdmaSessionConfig withMetrics(RdmaMetricsRecorder metrics) {
-        return new RdmaSessionConfig(device, mpa, queuePair, messaging, metrics);
+        return new RdmaSessionConfig(device, mpa, queuePair, messaging, metrics, protocol);
+    }
+
+    RdmaSessionConfig withProtocol(SessionProtocol protocol) {
+        return new RdmaSessionConfig(device, mpa, queuePair, messaging, metrics, protocol);
+    }
+
+    RdmaSessionConfig withDevice(RdmaDevice device) {
+        return new RdmaSessionConfig(device, mpa, queuePair, messaging, metrics, protocol);
+    }
+
+    /**
+     * The protocol the sessions run on their queue pairs: SoftRDMA messaging with {@link #messaging()} unless
+     * another was set (RPC-over-RDMA, for instance).
+     */
+    public SessionProtocol protocol() {
+        return protocol != null ? protocol : new MessagingProtocol(messaging);
     }
 
     @Override
     public String toString() {
-        return "RdmaSessionConfig[device=" + device + ", mpa=" + mpa + ", messaging=" + messaging + ", metrics="
-                + metrics + "]";
+        return "RdmaSessionConfig[device=" + device + ", mpa=" + mpa + ", protocol=" + protocol().name()
+                + ", messaging=" + messaging + ", metrics=" + metrics + "]";
     }
 }

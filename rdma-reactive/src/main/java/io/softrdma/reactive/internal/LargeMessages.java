@@ -1,5 +1,7 @@
 package io.softrdma.reactive.internal;
 
+import io.softrdma.reactive.spi.SessionProtocol;
+import io.softrdma.reactive.spi.PendingOperation;
 import io.netty.buffer.ByteBuf;
 import io.netty.util.collection.IntObjectHashMap;
 import io.softrdma.reactive.protocol.CreditWindow;
@@ -32,7 +34,7 @@ final class LargeMessages {
     private final MessagingEngine engine;
     private final ProtectionDomain pd;
     private final QueuePair qp;
-    private final Operations operations;
+    private final SessionProtocol.Context context;
     private final CreditWindow window;
     /** RDMA Reads of LARGE messages posted at most (their share of the send queue); the rest wait here. */
     private final int readLimit;
@@ -42,12 +44,12 @@ final class LargeMessages {
     private final IntObjectHashMap<Lent> lent = new IntObjectHashMap<>();
     private boolean remoteInvalidation;
 
-    LargeMessages(MessagingEngine engine, ProtectionDomain pd, QueuePair qp, Operations operations,
+    LargeMessages(MessagingEngine engine, ProtectionDomain pd, QueuePair qp, SessionProtocol.Context context,
             CreditWindow window, int readLimit) {
         this.engine = engine;
         this.pd = pd;
         this.qp = qp;
-        this.operations = operations;
+        this.context = context;
         this.window = window;
         this.readLimit = readLimit;
     }
@@ -142,7 +144,7 @@ final class LargeMessages {
         }
         reads++;
         MemoryRegion sink = pd.allocate((int) d.length(), Access.of(Access.LOCAL_WRITE));
-        Operations.Pending read = new Operations.Pending() {
+        PendingOperation read = new PendingOperation() {
             @Override
             public void complete(WorkCompletion c) {
                 reads--;
@@ -176,11 +178,11 @@ final class LargeMessages {
                 sink.close();
             }
         };
-        long wrId = operations.add(read);
+        long wrId = context.register(read);
         try {
             qp.postSend(SendWorkRequest.read(wrId, ScatterGatherEntry.of(sink), d.toRemoteMemory()));
         } catch (RuntimeException e) {
-            operations.remove(wrId);
+            context.unregister(wrId);
             reads--;
             sink.close();
             engine.end(e);

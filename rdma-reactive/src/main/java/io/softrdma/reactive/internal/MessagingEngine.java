@@ -1,10 +1,13 @@
 package io.softrdma.reactive.internal;
 
+import io.softrdma.reactive.spi.ReceiveSlots;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.EventLoop;
 import io.softrdma.reactive.MessagingOptions;
 import io.softrdma.reactive.RdmaMetricsRecorder;
 import io.softrdma.reactive.SessionStatistics;
+import io.softrdma.reactive.spi.SessionProtocol;
+import io.softrdma.cm.RdmaConnection;
 import io.softrdma.reactive.protocol.CreditWindow;
 import io.softrdma.reactive.protocol.MessageType;
 import io.softrdma.verbs.MemoryRegion;
@@ -47,7 +50,7 @@ import reactor.core.publisher.MonoSink;
  *
  * <p>Thread safety: the event loop only, but for the methods that say otherwise.
  */
-public final class MessagingEngine {
+public final class MessagingEngine implements SessionProtocol.Engine {
     private final QueuePair qp;
     private final CreditWindow window;
     private final ReceiveSlots slots;
@@ -68,8 +71,10 @@ public final class MessagingEngine {
      * Registers the session's receive and send slots and posts the reserve of receive buffers: each side must have
      * them posted before the connection is established (RFC 5040 §5.3, docs/protocol.md).
      */
-    public MessagingEngine(ProtectionDomain pd, QueuePair qp, Operations operations, EventLoop loop,
-            MessagingOptions options) {
+    MessagingEngine(SessionProtocol.Context context, MessagingOptions options) {
+        ProtectionDomain pd = context.protectionDomain();
+        QueuePair qp = context.queuePair();
+        EventLoop loop = context.eventLoop();
         this.qp = qp;
         this.loop = loop;
         this.options = options;
@@ -78,9 +83,9 @@ public final class MessagingEngine {
         this.window = new CreditWindow(Math.min(receiveDepth, CreditWindow.MAX_RECEIVE_QUEUE_DEPTH));
         this.slots = new ReceiveSlots(pd, qp, loop, receiveDepth, options.inlineSize());
         this.slots.owner(new Receiver(this, slots, window, options.maxMessageSize()));
-        this.transmitter = new Transmitter(this, pd, qp, operations, window, SendQueueShares.messageSends(sendDepth),
+        this.transmitter = new Transmitter(this, pd, qp, context, window, SendQueueShares.messageSends(sendDepth),
                 options.inlineSize(), options.sendWindow());
-        this.large = new LargeMessages(this, pd, qp, operations, window,
+        this.large = new LargeMessages(this, pd, qp, context, window,
                 SendQueueShares.largeMessageReads(sendDepth));
         this.inbound = new InboundStream(this, loop, window);
         this.immediates = new ImmediateData(this, loop, window, receiveDepth, options.maxQueuedOperations());
@@ -93,9 +98,10 @@ public final class MessagingEngine {
      * What the RFC 8797 exchange settled: the largest Send the peer takes, and whether a READ_DONE may go as a Send
      * with Invalidate (both ends set R, RFC 8797 §4.1).
      */
-    public void negotiated(int sendInlineThreshold, boolean remoteInvalidation) {
-        transmitter.negotiated(sendInlineThreshold);
-        large.negotiated(remoteInvalidation);
+    @Override
+    public void established(RdmaConnection connection) {
+        transmitter.negotiated(connection.rpcRdma().sendInlineThreshold());
+        large.negotiated(connection.rpcRdma().remoteInvalidation());
     }
 
     public void recorder(RdmaMetricsRecorder recorder) {
@@ -143,6 +149,7 @@ public final class MessagingEngine {
     // ---- shared by the parts (event loop) ----
 
     /** A receive completed (its work request id carries {@link ReceiveSlots#RECEIVE_TAG}). */
+    @Override
     public void receiveCompleted(WorkCompletion c) {
         slots.completed(c);
     }
@@ -246,6 +253,7 @@ public final class MessagingEngine {
     }
 
     /** The session ended: every waiter fails with {@code cause}; queued and held messages are released. */
+    @Override
     public void end(Throwable cause) {
         if (ended != null) {
             return;

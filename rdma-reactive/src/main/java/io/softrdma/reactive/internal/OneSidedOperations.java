@@ -1,5 +1,6 @@
 package io.softrdma.reactive.internal;
 
+import io.softrdma.reactive.spi.PendingOperation;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.EventLoop;
 import io.netty.util.ReferenceCountUtil;
@@ -93,7 +94,7 @@ public final class OneSidedOperations {
     }
 
     /** One operation's subscriber and resources. Event loop only, but for {@link #cancel()}. */
-    private final class OperationSink<T> implements Operations.Pending {
+    private final class OperationSink<T> implements PendingOperation {
         private final MonoSink<T> sink;
         private final MemoryRegion region;
         private final ByteBuf owned;

@@ -1,5 +1,7 @@
 package io.softrdma.reactive.internal;
 
+import io.softrdma.reactive.spi.PendingOperation;
+import io.softrdma.reactive.spi.ReceiveSlots;
 import io.softrdma.verbs.WorkCompletion;
 
 /**
@@ -9,23 +11,15 @@ import io.softrdma.verbs.WorkCompletion;
  * <p>Note: event loop only.
  */
 public final class Operations {
-    /** What waits for one work request's completion. */
-    public interface Pending {
-        /** The work request completed (successfully or not); {@code c} is valid only during the call. */
-        void complete(WorkCompletion c);
 
-        /** The work request could not be posted, or the session ended before it completed. */
-        void fail(Throwable cause);
-    }
-
-    private final Pending[] slots;
+    private final PendingOperation[] slots;
     private final int[] generations;
     private final int[] free;
     private int freeCount;
     private int inUse;
 
     public Operations(int capacity) {
-        slots = new Pending[capacity];
+        slots = new PendingOperation[capacity];
         generations = new int[capacity];
         free = new int[capacity];
         for (int i = 0; i < capacity; i++) {
@@ -44,7 +38,7 @@ public final class Operations {
     }
 
     /** Files {@code p} and returns the work request id to post with. */
-    public long add(Pending p) {
+    public long add(PendingOperation p) {
         if (freeCount == 0) {
             throw new IllegalStateException("more than " + slots.length + " operations outstanding");
         }
@@ -55,12 +49,12 @@ public final class Operations {
     }
 
     /** Takes back the entry of a work request that was never posted. */
-    public Pending remove(long wrId) {
+    public PendingOperation remove(long wrId) {
         int slot = (int) wrId;
         if (slot < 0 || slot >= slots.length || generations[slot] != (int) (wrId >>> 32) || slots[slot] == null) {
             return null;
         }
-        Pending p = slots[slot];
+        PendingOperation p = slots[slot];
         slots[slot] = null;
         // 30 bits: ids stay clear of ReceiveSlots.RECEIVE_TAG (bit 62) however often a slot is reused.
         generations[slot] = (generations[slot] + 1) & 0x3FFF_FFFF;
@@ -71,7 +65,7 @@ public final class Operations {
 
     /** Hands a completion to whoever waits for it. */
     public void complete(WorkCompletion c) {
-        Pending p = remove(c.wrId());
+        PendingOperation p = remove(c.wrId());
         if (p != null) {
             p.complete(c);
         }
@@ -80,7 +74,7 @@ public final class Operations {
     /** Fails everything still waiting (the session ended). */
     public void failAll(Throwable cause) {
         for (int slot = 0; slot < slots.length; slot++) {
-            Pending p = slots[slot];
+            PendingOperation p = slots[slot];
             if (p != null) {
                 remove(((long) generations[slot] << 32) | slot);
                 p.fail(cause);

@@ -1,5 +1,6 @@
 package io.softrdma.reactive.internal;
 
+import io.softrdma.reactive.spi.ReceiveSlots;
 import io.netty.buffer.ByteBuf;
 import io.softrdma.reactive.protocol.CreditWindow;
 import io.softrdma.reactive.protocol.LargeMessageDescriptor;

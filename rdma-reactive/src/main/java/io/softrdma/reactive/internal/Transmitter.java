@@ -1,5 +1,7 @@
 package io.softrdma.reactive.internal;
 
+import io.softrdma.reactive.spi.SessionProtocol;
+import io.softrdma.reactive.spi.PendingOperation;
 import io.netty.buffer.ByteBuf;
 import io.softrdma.reactive.protocol.CreditWindow;
 import io.softrdma.reactive.protocol.LargeMessageDescriptor;
@@ -31,7 +33,7 @@ import java.util.function.IntConsumer;
 final class Transmitter {
     private final MessagingEngine engine;
     private final QueuePair qp;
-    private final Operations operations;
+    private final SessionProtocol.Context context;
     private final CreditWindow window;
     private final MemoryRegion sendArena;
     private final int slotSize;
@@ -43,11 +45,11 @@ final class Transmitter {
     /** The largest message payload one Send carries: the negotiated send inline threshold less the header. */
     private int sendLimit;
 
-    Transmitter(MessagingEngine engine, ProtectionDomain pd, QueuePair qp, Operations operations, CreditWindow window,
+    Transmitter(MessagingEngine engine, ProtectionDomain pd, QueuePair qp, SessionProtocol.Context context, CreditWindow window,
             int slots, int slotSize, int maxSpare) {
         this.engine = engine;
         this.qp = qp;
-        this.operations = operations;
+        this.context = context;
         this.window = window;
         this.slotSize = slotSize;
         this.maxSpare = maxSpare;
@@ -124,12 +126,12 @@ final class Transmitter {
                 length += n;
                 o.payload.release();
             }
-            long wrId = operations.add(slot);
+            long wrId = context.register(slot);
             try {
                 SendWorkRequest wr = SendWorkRequest.send(wrId, new ScatterGatherEntry(sendArena, offset, length));
                 qp.postSend(o.invalidateStag != 0 ? wr.withInvalidate(o.invalidateStag) : wr);
             } catch (RuntimeException e) {
-                operations.remove(wrId);
+                context.unregister(wrId);
                 slot.fail(e);
                 engine.end(e);
                 return;
@@ -148,12 +150,12 @@ final class Transmitter {
         recycle(o);
         int length = w.memory.readableBytes();
         slot.add(w, length);
-        long wrId = operations.add(slot);
+        long wrId = context.register(slot);
         try {
             qp.postSend(SendWorkRequest.writeWithImmediate(wrId, w.remote.stag(), w.remote.taggedOffset(), w.data,
                     new ScatterGatherEntry(w.region, w.memory.readerIndex(), length)));
         } catch (RuntimeException e) {
-            operations.remove(wrId);
+            context.unregister(wrId);
             slot.fail(e);
             w.fail(e);
             engine.end(e);
@@ -219,7 +221,7 @@ final class Transmitter {
     }
 
     /** One send slot; free again once its Send completed (RFC 5040 §5.5 rule 14). */
-    private final class SendSlot implements Operations.Pending {
+    private final class SendSlot implements PendingOperation {
         final int index;
         /** Whom to tell when the Send is complete, and of how many octets: one for each message it carries. */
         private IntConsumer[] onSent = new IntConsumer[4];

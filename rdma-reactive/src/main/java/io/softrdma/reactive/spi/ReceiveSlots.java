@@ -1,4 +1,4 @@
-package io.softrdma.reactive.internal;
+package io.softrdma.reactive.spi;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.EventLoop;

@@ -1,4 +1,4 @@
-package io.softrdma.reactive.internal;
+package io.softrdma.reactive.spi;
 
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.UnpooledDirectByteBuf;
