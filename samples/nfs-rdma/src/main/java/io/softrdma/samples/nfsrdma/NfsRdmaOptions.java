@@ -6,12 +6,16 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
- * The command line of the nfs-rdma sample. Long options take {@code --name value} or {@code --name=value}.
+ * The command line of the nfs-rdma sample, parsed by picocli. Long options take {@code --name value} or
+ * {@code --name=value}; each may be given once.
  *
  * <p>Thread safety: immutable.
  *
@@ -65,49 +69,12 @@ public record NfsRdmaOptions(String host, int port, int nullCalls, String path, 
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(30);
     public static final String DEFAULT_MACHINE = "softrdma";
 
-    static final String USAGE = """
-            usage: nfs-rdma --null N [--host H] [--port P] [transport options]
-                   nfs-rdma --read PATH [--offset O] [--count C] [--chunk-size S] [--out FILE]
-                            [--stateid ones|zero] [--window W] [--host H] [--port P] [transport options]
+    /** The options listed under "transport options:" in the usage text: the connection's, and the rest. */
+    private static final Set<String> TRANSPORT_OPTIONS = Set.of("--crc", "--no-inv", "--credits", "--inline-size",
+            "--timeout", "--probe", "--machine", "--uid", "--gid", "--verbose", "--debug", "--help");
 
-            An NFSv4.0 client over RPC-over-RDMA v1 (RFC 8166), e.g. for the Linux kernel NFS server (svcrdma).
-
-              --null N             make N NULL calls one after the other; print each one's latency
-              --read PATH          read PATH (from the server's NFSv4 root, e.g. /data.bin): COMPOUND
-                                   PUTROOTFH, LOOKUP per component, GETFH, READ, the data RDMA-Written by
-                                   the server into a Write chunk; print bytes, calls, MB/s and the md5
-              --offset O           where to start reading (default 0)
-              --count C            read at most C octets (default: to the end of the file, its size taken
-                                   with GETATTR first)
-              --chunk-size S       octets per READ call, 1 to 1048576 (default 65536; Linux svcrdma's
-                                   max_block_size, 131072 in the siw VM, bounds one READ)
-              --out FILE           write the octets read to FILE (default: only count and hash them)
-              --stateid ones|zero  the READ's special stateid: ones, the READ bypass (default, allowed
-                                   during the server's grace period) or zero, the anonymous one
-              --window W           READ calls in flight at once, 1 to 1024 (default: the server's credit
-                                   grant, at most --credits)
-              --host H             the server (default 127.0.0.1)
-              --port P             its NFS/RDMA port (default 20049)
-
-            transport options:
-              --crc on|off         request MPA CRCs (default off; on when the server asks)
-              --no-inv             advertise R=0 in the RFC 8797 private data: the server must not reply
-                                   with Send with Invalidate, this side invalidates its STags itself
-              --credits N          calls outstanding this side asks for, 1 to 1024 (default 32)
-              --inline-size N      RFC 8797 inline send and receive size, 1024 to 262144 in whole KiB
-                                   (default 4096)
-              --timeout SECONDS    bound on connecting and on each call (default 30)
-              --probe MS           if nothing answers the first message for MS milliseconds, send one
-                                   zero-length RDMA Write, which revives a Linux 6.1 siw peer that missed
-                                   it (default 200; 0 turns it off)
-              --machine NAME       AUTH_SYS machine name (default softrdma)
-              --uid N, --gid N     AUTH_SYS uid and gid (default 0 and 0)
-              -v, --verbose        a line per call
-              --debug              keep the log lines of Netty and SoftRDMA (hidden otherwise)
-              -h, --help           this text
-
-            exit status: 0 success, 1 failure (one line "nfs-rdma: error: ..." on stderr), 2 bad usage
-            """;
+    /** The {@code --help} text, made by picocli from the options below. */
+    static final String USAGE = commandLine(new Cli()).setSeparator(" ").getUsageMessage(CommandLine.Help.Ansi.OFF);
 
     /** The MPA settings: revision 2, CRC as asked, every MPA timeout the call timeout. */
     public MpaSettings mpaSettings() {
@@ -141,139 +108,175 @@ public record NfsRdmaOptions(String host, int port, int nullCalls, String path, 
      * @throws IllegalArgumentException naming the mistake
      */
     public static NfsRdmaOptions parse(String... args) {
-        Builder b = new Builder();
-        for (int i = 0; i < args.length; i++) {
-            String a = args[i];
-            if (a.equals("-v") || a.equals("--verbose")) {
-                b.verbose = true;
-                continue;
-            }
-            if (a.equals("--no-inv")) {
-                b.remoteInvalidation = false;
-                continue;
-            }
-            if (!a.startsWith("--")) {
-                throw new IllegalArgumentException(a.startsWith("-") ? "unknown option " + a
-                        : "unexpected argument " + a + " (options start with --)");
-            }
-            String name = a;
-            String value = null;
-            int eq = a.indexOf('=');
-            if (eq > 0) {
-                name = a.substring(0, eq);
-                value = a.substring(eq + 1);
-            }
-            if (!Builder.VALUED.contains(name)) {
-                throw new IllegalArgumentException("unknown option " + name);
-            }
-            if (value == null) {
-                if (++i >= args.length) {
-                    throw new IllegalArgumentException(name + " needs a value");
+        Cli cli = new Cli();
+        try {
+            CommandLine.ParseResult parsed = commandLine(cli).parseArgs(args);
+            Set<String> seen = new HashSet<>();
+            for (CommandLine.Model.ArgSpec arg : parsed.matchedArgs()) {
+                if (arg instanceof CommandLine.Model.OptionSpec o && o.arity().max() > 0
+                        && !seen.add(o.longestName())) {
+                    throw new IllegalArgumentException(o.longestName() + " is given twice");
                 }
-                value = args[i];
             }
-            b.option(name, value);
+        } catch (CommandLine.ParameterException e) {
+            throw new IllegalArgumentException(problem(e), e);
         }
-        return b.build();
+        return cli.build();
     }
 
-    /** Collects the options in any order; {@link #build()} checks them together. */
-    private static final class Builder {
-        static final Set<String> VALUED = Set.of("--host", "--port", "--null", "--read", "--offset", "--count",
-                "--chunk-size", "--out", "--stateid", "--crc", "--credits", "--inline-size", "--window", "--timeout",
-                "--probe", "--machine", "--uid", "--gid");
-        /** Options that make sense only with --read. */
-        static final List<String> READ_ONLY = List.of("--offset", "--count", "--chunk-size", "--out", "--stateid",
-                "--window");
-
-        final Set<String> seen = new LinkedHashSet<>();
-        String host = DEFAULT_HOST;
-        int port = DEFAULT_PORT;
-        int nullCalls;
-        String path;
-        long offset;
-        long count = -1;
-        int chunkSize = DEFAULT_CHUNK_SIZE;
-        Path out;
-        Stateid stateid = Stateid.ONES;
-        boolean crc;
-        boolean remoteInvalidation = true;
-        int credits = DEFAULT_CREDITS;
-        int inlineSize = DEFAULT_INLINE_SIZE;
-        int window;
-        Duration timeout = DEFAULT_TIMEOUT;
-        Duration firstFpduProbe = MpaSettings.defaults().firstFpduProbe();
-        String machine = DEFAULT_MACHINE;
-        int uid;
-        int gid;
-        boolean verbose;
-
-        void option(String name, String v) {
-            if (!seen.add(name)) {
-                throw new IllegalArgumentException(name + " is given twice");
+    private static CommandLine commandLine(Cli cli) {
+        // Repeated options are let through here and reported above, with the option's name.
+        CommandLine cl = new CommandLine(cli).setOverwrittenOptionsAllowed(true).setExpandAtFiles(false);
+        cl.setUsageHelpLongOptionsMaxWidth(22);
+        cl.getHelpSectionMap().put(CommandLine.Model.UsageMessageSpec.SECTION_KEY_OPTION_LIST, help -> {
+            List<CommandLine.Model.OptionSpec> what = new ArrayList<>();
+            List<CommandLine.Model.OptionSpec> transport = new ArrayList<>();
+            for (CommandLine.Model.OptionSpec o : help.commandSpec().options()) {
+                (TRANSPORT_OPTIONS.contains(o.longestName()) ? transport : what).add(o);
             }
-            switch (name) {
-                case "--host" -> {
-                    if (v.isBlank()) {
-                        throw new IllegalArgumentException("--host needs a host name or address");
-                    }
-                    host = v.trim();
-                }
-                case "--port" -> port = (int) number(v, name, 1, 65535, "");
-                case "--null" -> nullCalls = (int) number(v, name, 1, 1_000_000, " (NULL calls to make)");
-                case "--read" -> {
-                    Nfs4Compound.pathComponents(v); // the path's own checks, with their message
-                    path = v;
-                }
-                case "--offset" -> offset = number(v, name, 0, Long.MAX_VALUE, "");
-                case "--count" -> count = number(v, name, 1, Long.MAX_VALUE, " (octets to read; leave it out to"
-                        + " read to the end of the file)");
-                case "--chunk-size" -> chunkSize = (int) number(v, name, 1, MAX_CHUNK_SIZE, " (octets per READ"
-                        + " call; Linux svcrdma serves at most max_block_size, 131072 in the siw VM, per READ)");
-                case "--out" -> {
-                    if (v.isBlank()) {
-                        throw new IllegalArgumentException("--out needs a file name");
-                    }
-                    out = Path.of(v);
-                }
-                case "--stateid" -> stateid = switch (v) {
-                    case "ones" -> Stateid.ONES;
-                    case "zero" -> Stateid.ZERO;
-                    default -> throw new IllegalArgumentException("--stateid " + v + ": use ones (READ bypass) or"
-                            + " zero (anonymous)");
-                };
-                case "--crc" -> crc = switch (v) {
-                    case "on" -> true;
-                    case "off" -> false;
-                    default -> throw new IllegalArgumentException("--crc " + v + ": use on or off");
-                };
-                case "--credits" -> credits = (int) number(v, name, 1, 1024, " (calls outstanding)");
-                case "--inline-size" -> {
-                    inlineSize = (int) number(v, name, 1024, 262144, " in whole KiB (RFC 8797 encodes KiB - 1 in"
-                            + " one octet)");
-                    if (inlineSize % 1024 != 0) {
-                        throw new IllegalArgumentException("--inline-size " + v + " must be a whole number of KiB"
-                                + " (a multiple of 1024): RFC 8797 advertises sizes in KiB");
-                    }
-                }
-                case "--window" -> window = (int) number(v, name, 1, 1024, " (READ calls in flight)");
-                case "--timeout" -> timeout = seconds(v);
-                case "--probe" -> firstFpduProbe = Duration.ofMillis(number(v, name, 0, 60_000, " (milliseconds; 0"
-                        + " turns the probe off)"));
-                case "--machine" -> {
-                    int octets = v.getBytes(StandardCharsets.UTF_8).length;
-                    if (octets == 0 || octets > 255) {
-                        throw new IllegalArgumentException("--machine needs a name of 1 to 255 octets (AUTH_SYS)");
-                    }
-                    machine = v;
-                }
-                case "--uid" -> uid = (int) number(v, name, 0, 0xFFFF_FFFFL, "");
-                case "--gid" -> gid = (int) number(v, name, 0, 0xFFFF_FFFFL, "");
-                default -> throw new IllegalArgumentException("unknown option " + name);
-            }
+            return help.optionListExcludingGroups(what) + help.createHeading("%ntransport options:%n")
+                    + help.optionListExcludingGroups(transport);
+        });
+        return cl;
+    }
+
+    /** A mistake picocli found, said the way the checks below say theirs. */
+    private static String problem(CommandLine.ParameterException e) {
+        if (e instanceof CommandLine.UnmatchedArgumentException u && !u.getUnmatched().isEmpty()) {
+            String a = u.getUnmatched().get(0);
+            return a.startsWith("-") ? "unknown option " + a.split("=", 2)[0]
+                    : "unexpected argument " + a + " (options start with --)";
         }
+        if (e instanceof CommandLine.MissingParameterException m && !m.getMissing().isEmpty()
+                && m.getMissing().get(0) instanceof CommandLine.Model.OptionSpec o) {
+            return o.longestName() + " needs a value";
+        }
+        return e.getMessage();
+    }
+
+    /** The command line as picocli reads it: the values as given, checked together by {@link #build()}. */
+    @Command(name = "nfs-rdma", synopsisHeading = "usage: ", customSynopsis = {
+        "nfs-rdma --null N [--host H] [--port P] [transport options]",
+        "       nfs-rdma --read PATH [--offset O] [--count C] [--chunk-size S] [--out FILE]",
+        "                [--stateid ones|zero] [--window W] [--host H] [--port P] [transport options]"},
+            descriptionHeading = "%n", description = "An NFSv4.0 client over RPC-over-RDMA v1 (RFC 8166), e.g. for"
+                    + " the Linux kernel NFS server (svcrdma).",
+            optionListHeading = "%n", sortOptions = false, usageHelpWidth = 100, footerHeading = "%n",
+            footer = "exit status: 0 success, 1 failure (one line \"nfs-rdma: error: ...\" on stderr), 2 bad usage")
+    private static final class Cli {
+        @Option(names = "--null", paramLabel = "N", description = "make N NULL calls one after the other; print"
+                + " each one's latency")
+        String nullCalls;
+        @Option(names = "--read", paramLabel = "PATH", description = "read PATH (from the server's NFSv4 root, e.g."
+                + " /data.bin): COMPOUND PUTROOTFH, LOOKUP per component, GETFH, READ, the data RDMA-Written by the"
+                + " server into a Write chunk; print bytes, calls, MB/s and the md5")
+        String path;
+        @Option(names = "--offset", paramLabel = "O", description = "where to start reading (default 0)")
+        String offset;
+        @Option(names = "--count", paramLabel = "C", description = "read at most C octets (default: to the end of"
+                + " the file, its size taken with GETATTR first)")
+        String count;
+        @Option(names = "--chunk-size", paramLabel = "S", description = "octets per READ call, 1 to 1048576"
+                + " (default 65536; Linux svcrdma's max_block_size, 131072 in the siw VM, bounds one READ)")
+        String chunkSize;
+        @Option(names = "--out", paramLabel = "FILE", description = "write the octets read to FILE (default: only"
+                + " count and hash them)")
+        String out;
+        @Option(names = "--stateid", paramLabel = "ones|zero", description = "the READ's special stateid: ones, the"
+                + " READ bypass (default, allowed during the server's grace period) or zero, the anonymous one")
+        String stateid;
+        @Option(names = "--window", paramLabel = "W", description = "READ calls in flight at once, 1 to 1024"
+                + " (default: the server's credit grant, at most --credits)")
+        String window;
+        @Option(names = "--host", paramLabel = "H", description = "the server (default 127.0.0.1)")
+        String host;
+        @Option(names = "--port", paramLabel = "P", description = "its NFS/RDMA port (default 20049)")
+        String port;
+        // transport options (TRANSPORT_OPTIONS), in a section of the usage text of their own
+        @Option(names = "--crc", paramLabel = "on|off", description = "request MPA CRCs (default off; on when the"
+                + " server asks)")
+        String crc;
+        @Option(names = "--no-inv", description = "advertise R=0 in the RFC 8797 private data: the server must not"
+                + " reply with Send with Invalidate, this side invalidates its STags itself")
+        boolean noInvalidation;
+        @Option(names = "--credits", paramLabel = "N", description = "calls outstanding this side asks for, 1 to"
+                + " 1024 (default 32)")
+        String credits;
+        @Option(names = "--inline-size", paramLabel = "N", description = "RFC 8797 inline send and receive size,"
+                + " 1024 to 262144 in whole KiB (default 4096)")
+        String inlineSize;
+        @Option(names = "--timeout", paramLabel = "SECONDS", description = "bound on connecting and on each call"
+                + " (default 30)")
+        String timeout;
+        @Option(names = "--probe", paramLabel = "MS", description = "if nothing answers the first message for MS"
+                + " milliseconds, send one zero-length RDMA Write, which revives a Linux 6.1 siw peer that missed"
+                + " it (default 200; 0 turns it off)")
+        String probe;
+        @Option(names = "--machine", paramLabel = "NAME", description = "AUTH_SYS machine name (default softrdma)")
+        String machine;
+        @Option(names = "--uid", paramLabel = "N", description = "AUTH_SYS uid (default 0)")
+        String uid;
+        @Option(names = "--gid", paramLabel = "N", description = "AUTH_SYS gid (default 0)")
+        String gid;
+        @Option(names = {"-v", "--verbose"}, description = "a line per call")
+        boolean verbose;
+        /** Read by {@link NfsRdmaMain#main}, which takes it out of the arguments; listed here for --help. */
+        @Option(names = "--debug", description = "keep the log lines of Netty and SoftRDMA (hidden otherwise)")
+        boolean debug;
+        @Option(names = {"-h", "--help"}, usageHelp = true, description = "this text")
+        boolean help;
 
         NfsRdmaOptions build() {
+            int nullCalls = this.nullCalls == null ? 0
+                    : (int) number(this.nullCalls, "--null", 1, 1_000_000, " (NULL calls to make)");
+            if (path != null) {
+                Nfs4Compound.pathComponents(path); // the path's own checks, with their message
+            }
+            if (host != null && host.isBlank()) {
+                throw new IllegalArgumentException("--host needs a host name or address");
+            }
+            int port = this.port == null ? DEFAULT_PORT : (int) number(this.port, "--port", 1, 65535, "");
+            long offset = this.offset == null ? 0 : number(this.offset, "--offset", 0, Long.MAX_VALUE, "");
+            long count = this.count == null ? -1 : number(this.count, "--count", 1, Long.MAX_VALUE, " (octets to"
+                    + " read; leave it out to read to the end of the file)");
+            int chunkSize = this.chunkSize == null ? DEFAULT_CHUNK_SIZE : (int) number(this.chunkSize, "--chunk-size",
+                    1, MAX_CHUNK_SIZE, " (octets per READ call; Linux svcrdma serves at most max_block_size, 131072"
+                            + " in the siw VM, per READ)");
+            if (out != null && out.isBlank()) {
+                throw new IllegalArgumentException("--out needs a file name");
+            }
+            Stateid stateid = this.stateid == null ? Stateid.ONES : switch (this.stateid) {
+                case "ones" -> Stateid.ONES;
+                case "zero" -> Stateid.ZERO;
+                default -> throw new IllegalArgumentException("--stateid " + this.stateid + ": use ones (READ"
+                        + " bypass) or zero (anonymous)");
+            };
+            int window = this.window == null ? 0 : (int) number(this.window, "--window", 1, 1024, " (READ calls in"
+                    + " flight)");
+            boolean crc = this.crc != null && switch (this.crc) {
+                case "on" -> true;
+                case "off" -> false;
+                default -> throw new IllegalArgumentException("--crc " + this.crc + ": use on or off");
+            };
+            int credits = this.credits == null ? DEFAULT_CREDITS : (int) number(this.credits, "--credits", 1, 1024,
+                    " (calls outstanding)");
+            int inlineSize = this.inlineSize == null ? DEFAULT_INLINE_SIZE : (int) number(this.inlineSize,
+                    "--inline-size", 1024, 262144, " in whole KiB (RFC 8797 encodes KiB - 1 in one octet)");
+            if (inlineSize % 1024 != 0) {
+                throw new IllegalArgumentException("--inline-size " + this.inlineSize + " must be a whole number of KiB"
+                        + " (a multiple of 1024): RFC 8797 advertises sizes in KiB");
+            }
+            Duration timeout = this.timeout == null ? DEFAULT_TIMEOUT : seconds(this.timeout);
+            Duration firstFpduProbe = probe == null ? MpaSettings.defaults().firstFpduProbe()
+                    : Duration.ofMillis(number(probe, "--probe", 0, 60_000, " (milliseconds; 0 turns the probe off)"));
+            if (machine != null) {
+                int octets = machine.getBytes(StandardCharsets.UTF_8).length;
+                if (octets == 0 || octets > 255) {
+                    throw new IllegalArgumentException("--machine needs a name of 1 to 255 octets (AUTH_SYS)");
+                }
+            }
+            int uid = this.uid == null ? 0 : (int) number(this.uid, "--uid", 0, 0xFFFF_FFFFL, "");
+            int gid = this.gid == null ? 0 : (int) number(this.gid, "--gid", 0, 0xFFFF_FFFFL, "");
             if (nullCalls > 0 && path != null) {
                 throw new IllegalArgumentException("--null and --read exclude each other: one run makes NULL calls"
                         + " or reads a file");
@@ -283,9 +286,11 @@ public record NfsRdmaOptions(String host, int port, int nullCalls, String path, 
             }
             if (nullCalls > 0) {
                 List<String> misplaced = new ArrayList<>();
-                for (String o : READ_ONLY) {
-                    if (seen.contains(o)) {
-                        misplaced.add(o);
+                String[] values = {this.offset, this.count, this.chunkSize, out, this.stateid, this.window};
+                String[] names = {"--offset", "--count", "--chunk-size", "--out", "--stateid", "--window"};
+                for (int i = 0; i < names.length; i++) {
+                    if (values[i] != null) {
+                        misplaced.add(names[i]);
                     }
                 }
                 if (!misplaced.isEmpty()) {
@@ -293,34 +298,36 @@ public record NfsRdmaOptions(String host, int port, int nullCalls, String path, 
                             : " are") + " for --read, not --null");
                 }
             }
-            return new NfsRdmaOptions(host, port, nullCalls, path, offset, count, chunkSize, out, stateid, crc,
-                    remoteInvalidation, credits, inlineSize, window, timeout, firstFpduProbe, machine, uid, gid, verbose);
+            return new NfsRdmaOptions(host == null ? DEFAULT_HOST : host.trim(), port, nullCalls, path, offset, count,
+                    chunkSize, out == null ? null : Path.of(out), stateid, crc, !noInvalidation, credits, inlineSize,
+                    window, timeout, firstFpduProbe, machine == null ? DEFAULT_MACHINE : machine, uid, gid,
+                    verbose);
         }
+    }
 
-        private static long number(String v, String option, long min, long max, String what) {
-            try {
-                long n = Long.parseLong(v.trim());
-                if (n >= min && n <= max) {
-                    return n;
-                }
-            } catch (NumberFormatException e) {
-                // reported below
+    private static long number(String v, String option, long min, long max, String what) {
+        try {
+            long n = Long.parseLong(v.trim());
+            if (n >= min && n <= max) {
+                return n;
             }
-            throw new IllegalArgumentException(option + " " + v + " must be a whole number from " + min + " to "
-                    + max + what);
+        } catch (NumberFormatException e) {
+            // reported below
         }
+        throw new IllegalArgumentException(option + " " + v + " must be a whole number from " + min + " to "
+                + max + what);
+    }
 
-        private static Duration seconds(String v) {
-            try {
-                double s = Double.parseDouble(v.trim());
-                if (s > 0 && s <= 86_400) {
-                    return Duration.ofNanos(Math.max(1_000_000L, (long) (s * 1e9)));
-                }
-            } catch (NumberFormatException e) {
-                // reported below
+    private static Duration seconds(String v) {
+        try {
+            double s = Double.parseDouble(v.trim());
+            if (s > 0 && s <= 86_400) {
+                return Duration.ofNanos(Math.max(1_000_000L, (long) (s * 1e9)));
             }
-            throw new IllegalArgumentException("--timeout " + v + " must be a number of seconds above 0 (at most"
-                    + " 86400)");
+        } catch (NumberFormatException e) {
+            // reported below
         }
+        throw new IllegalArgumentException("--timeout " + v + " must be a number of seconds above 0 (at most"
+                + " 86400)");
     }
 }

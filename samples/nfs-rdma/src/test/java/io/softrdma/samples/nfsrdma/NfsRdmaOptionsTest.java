@@ -130,6 +130,60 @@ class NfsRdmaOptionsTest {
         fails("--null 3 --out /tmp/x --count 5", "--count, --out are for --read, not --null");
     }
 
+    @Test
+    void picocliMistakesAreSaidTheSameWay() {
+        fails("--null=1 --null 2", "--null is given twice");
+        fails("--read /data.bin --crc on --crc=off", "--crc is given twice");
+        fails("--null 1 --bogus=3", "unknown option --bogus");
+        fails("--read --out /tmp/x", "--read needs a value");
+        fails("--null 1 --machine", "--machine needs a value");
+        fails("--null 1 -- stray", "unexpected argument stray");
+    }
+
+    @Test
+    void flagsMayBeRepeatedAndDebugIsKnown() {
+        NfsRdmaOptions o = NfsRdmaOptions.parse("-v", "--null", "1", "--verbose", "--no-inv", "--no-inv", "--debug");
+        assertThat(o.verbose()).isTrue();
+        assertThat(o.remoteInvalidation()).isFalse();
+    }
+
+    @Test
+    void theInteropHarnessCommandLines() {
+        // As NfsRdmaInteropTest runs java -jar nfs-rdma.jar: host, port and timeout first, then each case's.
+        String common = "--host 127.0.0.1 --port 17250 --timeout 60 ";
+        for (String line : java.util.List.of("--null 3", "--read /data.bin --out /tmp/a.bin --crc off",
+                "--read /data.bin --out /tmp/a.bin --crc on --no-inv --credits 128",
+                "--read /data.bin --chunk-size 262144 --out /tmp/a.bin",
+                "--read /data.bin --offset 262144 --count 131072 --out /tmp/a.bin",
+                "--read /data.bin --offset 1047575 --count 65536 --out /tmp/a.bin -v", "--read /no-such-file",
+                "--read /data.bin --stateid zero --count 65536 --out /tmp/a.bin")) {
+            NfsRdmaOptions o = NfsRdmaOptions.parse((common + line).split(" "));
+            assertThat(o.port()).as(line).isEqualTo(17250);
+            assertThat(o.timeout()).as(line).isEqualTo(Duration.ofSeconds(60));
+        }
+    }
+
+    @Test
+    void helpListsEveryOptionInItsSection() {
+        String usage = NfsRdmaOptions.USAGE;
+        assertThat(usage).startsWith("usage: nfs-rdma --null N [--host H] [--port P] [transport options]\n"
+                + "       nfs-rdma --read PATH");
+        int transport = usage.indexOf("\ntransport options:\n");
+        assertThat(transport).isPositive();
+        for (String option : java.util.List.of("--null N", "--read PATH", "--offset O", "--count C", "--chunk-size S",
+                "--out FILE", "--stateid ones|zero", "--window W", "--host H", "--port P")) {
+            assertThat(usage.indexOf("      " + option + "  ")).as(option).isPositive().isLessThan(transport);
+        }
+        for (String option : java.util.List.of("--crc on|off", "--no-inv", "--credits N", "--inline-size N",
+                "--timeout SECONDS", "--probe MS", "--machine NAME", "--uid N", "--gid N", "-v, --verbose",
+                "--debug", "-h, --help")) {
+            assertThat(usage.indexOf(option + "  ")).as(option).isGreaterThan(transport);
+        }
+        assertThat(usage).contains("RFC 8797 inline send and receive size, 1024 to 262144 in whole KiB")
+                .endsWith("exit status: 0 success, 1 failure (one line \"nfs-rdma: error: ...\" on stderr), 2 bad"
+                        + " usage\n");
+    }
+
     private static void fails(String line, String message) {
         String[] args = line.isEmpty() ? new String[0] : line.replace("''", "\u0000").split(" ");
         for (int i = 0; i < args.length; i++) {

@@ -6,6 +6,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * Command-line options of the perf sample.
@@ -66,114 +69,150 @@ record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Durat
     /** Round trips per latency phase unless {@code --iterations} says otherwise. */
     static final long LATENCY_ROUND_TRIPS = 20_000;
 
-    static final String USAGE = """
-            usage: java -jar perf.jar [options]
-              Measures RDMA Write, Read and Send over SoftRDMA (iWARP: RDMAP/DDP/MPA on TCP), and the RFC
-              7306 atomics Fetch-and-Add and Compare-and-Swap on one 64-bit word: bandwidth (atomics: the
-              rate) with many operations in flight, and latency one operation at a time. By default server
-              and client run in this process on 127.0.0.1, and each test is measured over raw TCP too, the
-              same way, in the same run.
+    /** The {@code --help} text, made by picocli from the options below. */
+    static final String USAGE = commandLine(new Cli()).setSeparator(" ").getUsageMessage(CommandLine.Help.Ansi.OFF);
 
-              --api verbs|reactive|all     verbs (default): RDMA Write, Read, Send and atomics next to raw
-                                           TCP; reactive: the reactive API (send/receive, request) next to
-                                           RSocket 1.1.5 over TCP, and its atomics next to raw TCP,
-                                           measured the same way; all: both
-              --test write|read|send|atomic|request|all
-                                           tests to run, comma separated (default: all); the verbs have
-                                           write, read, send and atomic, the reactive API send, request
-                                           and atomic. atomic: rows fetch-add (adds 1) and compare-swap
-                                           (bandwidth: expects 0, swaps in 0; latency: a serial
-                                           increment), ORD in flight, on one 8-octet word, run once
-                                           whatever --size says, the word checked after each phase; raw
-                                           TCP: 52-octet requests answered with 12 octets
-              --size N[,N...]              message sizes in octets, K/M suffixes allowed (default: 64,4K,64K)
-              --duration S                 seconds per bandwidth phase (default: 2)
-              --iterations N               operations per bandwidth phase and round trips per latency
-                                           phase (default: --duration, and 20000 round trips)
-              --warmup S                   seconds each test runs unmeasured first (default: 1)
-              --rate MIBPS                 at most this many MiB/s, evenly spread (an atomic counts its 8
-                                           octets); latency round trips are spaced out the same way
-                                           (default: no limit; a packet capture needs one to keep up)
-              --crc on|off                 MPA CRC32c (default: on)
-              --markers on|off             MPA Markers every 512 octets (default: off)
-              --mpa-rev 1|2                MPA revision: 2 sends RFC 6581's IRD/ORD (default: 2)
-              --port P                     the SoftRDMA server's port (default: any free port)
-              --server                     run only the server, on --port P (two processes)
-              --connect HOST:PORT          run only the client, against a --server (two processes)
-              --no-baseline                skip the raw TCP measurements
-              --transport epoll|nio        Netty transport (default: epoll when available)
-              --json                       one JSON object per line instead of a table
-              --no-progress                no progress line, even on a terminal
-              --help                       this text
-            """;
-
+    /**
+     * Parses a command line.
+     *
+     * @throws IllegalArgumentException naming the mistake and its fix, for the usage message
+     */
     static PerfOptions parse(String[] args) {
-        String testArg = "all";
-        Api api = Api.VERBS;
-        List<Integer> sizes = List.of(64, 4096, 65536);
-        long iterations = 0;
-        Duration duration = Duration.ofSeconds(2);
-        Duration warmup = Duration.ofSeconds(1);
-        double rate = 0;
-        boolean crc = true;
-        boolean markers = false;
-        int mpaRevision = 2;
-        Integer port = null;
-        boolean server = false;
-        String connect = null;
-        boolean json = false;
-        boolean progress = true;
-        boolean baseline = true;
-        TransportKind transport = TransportKind.best();
-        for (int i = 0; i < args.length; i++) {
-            String a = args[i];
-            switch (a) {
-                case "--test" -> testArg = value(args, ++i, a);
-                case "--api" -> api = parseApi(value(args, ++i, a));
-                case "--size" -> sizes = parseSizes(value(args, ++i, a));
-                case "--iterations" -> iterations = parsePositive(value(args, ++i, a), a);
-                case "--duration" -> duration = parseSeconds(value(args, ++i, a), a, false);
-                case "--warmup" -> warmup = parseSeconds(value(args, ++i, a), a, true);
-                case "--rate" -> rate = parseRate(value(args, ++i, a));
-                case "--crc" -> crc = onOff(value(args, ++i, a), a);
-                case "--markers" -> markers = onOff(value(args, ++i, a), a);
-                case "--mpa-rev" -> mpaRevision = parseRevision(value(args, ++i, a));
-                case "--port" -> port = parsePort(value(args, ++i, a));
-                case "--server" -> server = true;
-                case "--connect" -> connect = parseHostPort(value(args, ++i, a));
-                case "--no-baseline" -> baseline = false;
-                case "--transport" -> transport = parseTransport(value(args, ++i, a));
-                case "--json" -> json = true;
-                case "--no-progress" -> progress = false;
-                default -> throw new IllegalArgumentException("unknown option " + a);
+        Cli cli = new Cli();
+        try {
+            commandLine(cli).parseArgs(args);
+        } catch (CommandLine.ParameterException e) {
+            throw new IllegalArgumentException(problem(e), e);
+        }
+        return cli.build();
+    }
+
+    private static CommandLine commandLine(Cli cli) {
+        CommandLine cl = new CommandLine(cli).setOverwrittenOptionsAllowed(true).setExpandAtFiles(false);
+        cl.setUsageHelpLongOptionsMaxWidth(27);
+        return cl;
+    }
+
+    /** A mistake picocli found, said the way the checks below say theirs. */
+    private static String problem(CommandLine.ParameterException e) {
+        if (e instanceof CommandLine.UnmatchedArgumentException u && !u.getUnmatched().isEmpty()) {
+            String a = u.getUnmatched().get(0);
+            return a.startsWith("-") ? "unknown option " + a.split("=", 2)[0]
+                    : "unexpected argument " + a + " (options start with --)";
+        }
+        if (e instanceof CommandLine.MissingParameterException m && !m.getMissing().isEmpty()
+                && m.getMissing().get(0) instanceof CommandLine.Model.OptionSpec o) {
+            return o.longestName() + " needs a value";
+        }
+        return e.getMessage();
+    }
+
+    /** The command line as picocli reads it: the values as given, checked by {@link #build()}. */
+    @Command(name = "perf", synopsisHeading = "usage: ", customSynopsis = "java -jar perf.jar [options]",
+            description = {
+                "  Measures RDMA Write, Read and Send over SoftRDMA (iWARP: RDMAP/DDP/MPA on TCP), and the RFC",
+                "  7306 atomics Fetch-and-Add and Compare-and-Swap on one 64-bit word: bandwidth (atomics: the",
+                "  rate) with many operations in flight, and latency one operation at a time. By default server",
+                "  and client run in this process on 127.0.0.1, and each test is measured over raw TCP too, the",
+                "  same way, in the same run."},
+            optionListHeading = "%n", sortOptions = false, usageHelpWidth = 100)
+    private static final class Cli {
+        @Option(names = "--api", paramLabel = "verbs|reactive|all", description = "verbs (default): RDMA Write,"
+                + " Read, Send and atomics next to raw TCP; reactive: the reactive API (send/receive, request) next"
+                + " to RSocket 1.1.5 over TCP, and its atomics next to raw TCP, measured the same way; all: both")
+        String api = "verbs";
+        @Option(names = "--test", paramLabel = "write|read|send|atomic|request|all", description = "tests to run,"
+                + " comma separated (default: all); the verbs have write, read, send and atomic, the reactive API"
+                + " send, request and atomic. atomic: rows fetch-add (adds 1) and compare-swap (bandwidth: expects"
+                + " 0, swaps in 0; latency: a serial increment), ORD in flight, on one 8-octet word, run once"
+                + " whatever --size says, the word checked after each phase; raw TCP: 52-octet requests answered"
+                + " with 12 octets")
+        String test = "all";
+        @Option(names = "--size", paramLabel = "N[,N...]", description = "message sizes in octets, K/M suffixes"
+                + " allowed (default: 64,4K,64K)")
+        String size;
+        @Option(names = "--duration", paramLabel = "S", description = "seconds per bandwidth phase (default: 2)")
+        String duration;
+        @Option(names = "--iterations", paramLabel = "N", description = "operations per bandwidth phase and round"
+                + " trips per latency phase (default: --duration, and 20000 round trips)")
+        String iterations;
+        @Option(names = "--warmup", paramLabel = "S", description = "seconds each test runs unmeasured first"
+                + " (default: 1)")
+        String warmup;
+        @Option(names = "--rate", paramLabel = "MIBPS", description = "at most this many MiB/s, evenly spread (an"
+                + " atomic counts its 8 octets); latency round trips are spaced out the same way (default: no"
+                + " limit; a packet capture needs one to keep up)")
+        String rate;
+        @Option(names = "--crc", paramLabel = "on|off", description = "MPA CRC32c (default: on)")
+        String crc;
+        @Option(names = "--markers", paramLabel = "on|off", description = "MPA Markers every 512 octets (default:"
+                + " off)")
+        String markers;
+        @Option(names = "--mpa-rev", paramLabel = "1|2", description = "MPA revision: 2 sends RFC 6581's IRD/ORD"
+                + " (default: 2)")
+        String mpaRevision;
+        @Option(names = "--port", paramLabel = "P", description = "the SoftRDMA server's port (default: any free"
+                + " port)")
+        String port;
+        @Option(names = "--server", description = "run only the server, on --port P (two processes)")
+        boolean server;
+        @Option(names = "--connect", paramLabel = "HOST:PORT", description = "run only the client, against a"
+                + " --server (two processes)")
+        String connect;
+        @Option(names = "--no-baseline", description = "skip the raw TCP measurements")
+        boolean noBaseline;
+        @Option(names = "--transport", paramLabel = "epoll|nio", description = "Netty transport (default: epoll"
+                + " when available)")
+        String transport;
+        @Option(names = "--json", description = "one JSON object per line instead of a table")
+        boolean json;
+        @Option(names = "--no-progress", description = "no progress line, even on a terminal")
+        boolean noProgress;
+        @Option(names = "--help", usageHelp = true, description = "this text")
+        boolean help;
+
+        PerfOptions build() {
+            Api api = parseApi(this.api);
+            List<Integer> sizes = size == null ? List.of(64, 4096, 65536) : parseSizes(size);
+            long iterations = this.iterations == null ? 0 : parsePositive(this.iterations, "--iterations");
+            Duration duration = this.duration == null ? Duration.ofSeconds(2)
+                    : parseSeconds(this.duration, "--duration", false);
+            Duration warmup = this.warmup == null ? Duration.ofSeconds(1) : parseSeconds(this.warmup, "--warmup", true);
+            double rate = this.rate == null ? 0 : parseRate(this.rate);
+            boolean crc = this.crc == null || onOff(this.crc, "--crc");
+            boolean markers = this.markers != null && onOff(this.markers, "--markers");
+            int mpaRevision = this.mpaRevision == null ? 2 : parseRevision(this.mpaRevision);
+            Integer port = this.port == null ? null : parsePort(this.port);
+            String connect = this.connect == null ? null : parseHostPort(this.connect);
+            TransportKind transport = this.transport == null ? TransportKind.best() : parseTransport(this.transport);
+            List<Test> tests = api.verbs() ? parseTests(test, api) : List.of();
+            List<ReactiveTest> reactiveTests = api.reactive() ? parseReactiveTests(test, api) : List.of();
+            if (tests.isEmpty() && reactiveTests.isEmpty()) {
+                throw new IllegalArgumentException("--test " + test + " has nothing to run with --api "
+                        + api.name().toLowerCase(Locale.ROOT) + " (verbs: write, read, send, atomic; reactive: send,"
+                        + " request, atomic)");
             }
+            if (api.reactive() && (server || connect != null)) {
+                throw new IllegalArgumentException("--api " + api.name().toLowerCase(Locale.ROOT)
+                        + " runs in one process only: drop --server/--connect, or use --api verbs");
+            }
+            if (server && connect != null) {
+                throw new IllegalArgumentException("--server and --connect exclude each other: start one process"
+                        + " with --server --port P and another with --connect HOST:P");
+            }
+            if (server && port == null) {
+                throw new IllegalArgumentException("--server needs --port P, the port clients will --connect to");
+            }
+            if (connect != null && port != null) {
+                throw new IllegalArgumentException("--port is the server's: with --connect, give the port as"
+                        + " HOST:PORT");
+            }
+            // A separate server cannot run the raw TCP reference: there is nothing to compare in this process.
+            boolean withBaseline = !noBaseline && connect == null;
+            return new PerfOptions(tests, sizes, iterations, duration, warmup, rate, crc, markers, mpaRevision,
+                    port == null ? 0 : port, server, connect, json, !noProgress, withBaseline, transport, api,
+                    reactiveTests);
         }
-        List<Test> tests = api.verbs() ? parseTests(testArg, api) : List.of();
-        List<ReactiveTest> reactiveTests = api.reactive() ? parseReactiveTests(testArg, api) : List.of();
-        if (tests.isEmpty() && reactiveTests.isEmpty()) {
-            throw new IllegalArgumentException("--test " + testArg + " has nothing to run with --api "
-                    + api.name().toLowerCase(Locale.ROOT) + " (verbs: write, read, send, atomic; reactive: send,"
-                    + " request, atomic)");
-        }
-        if (api.reactive() && (server || connect != null)) {
-            throw new IllegalArgumentException("--api " + api.name().toLowerCase(Locale.ROOT)
-                    + " runs in one process only: drop --server/--connect, or use --api verbs");
-        }
-        if (server && connect != null) {
-            throw new IllegalArgumentException("--server and --connect exclude each other: start one process with"
-                    + " --server --port P and another with --connect HOST:P");
-        }
-        if (server && port == null) {
-            throw new IllegalArgumentException("--server needs --port P, the port clients will --connect to");
-        }
-        if (connect != null && port != null) {
-            throw new IllegalArgumentException("--port is the server's: with --connect, give the port as HOST:PORT");
-        }
-        // A separate server cannot run the raw TCP reference: there is nothing to compare in this process.
-        boolean withBaseline = baseline && connect == null;
-        return new PerfOptions(tests, sizes, iterations, duration, warmup, rate, crc, markers, mpaRevision,
-                port == null ? 0 : port,
-                server, connect, json, progress, withBaseline, transport, api, reactiveTests);
     }
 
     private static Api parseApi(String v) {
@@ -221,13 +260,6 @@ record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Durat
             case "2" -> 2;
             default -> throw new IllegalArgumentException("--mpa-rev takes 1 or 2, not " + v);
         };
-    }
-
-    private static String value(String[] args, int i, String option) {
-        if (i >= args.length) {
-            throw new IllegalArgumentException(option + " needs a value");
-        }
-        return args[i];
     }
 
     /**

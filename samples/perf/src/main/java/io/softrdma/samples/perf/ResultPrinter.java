@@ -1,40 +1,54 @@
 package io.softrdma.samples.perf;
 
 import java.io.PrintStream;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.util.List;
 import java.util.Locale;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * Prints results as a table (with each SoftRDMA row's ratio to raw TCP, and what the atomic rows checked) or
- * as JSON lines.
+ * as JSON lines (Jackson: one object per line).
  */
 final class ResultPrinter {
     private ResultPrinter() {
     }
 
+    /** Writes the JSON lines: one object per line, compact, fields in the order they are put. */
+    private static final JsonMapper JSON = JsonMapper.shared();
+
+    /**
+     * One result as one line of JSON: {@code test}, {@code size}, {@code iterations}, {@code MiBps} (2
+     * decimals), {@code msgsPerSec}, {@code p50us}, {@code p99us} (1 decimal), {@code clientCpu},
+     * {@code serverCpu} (2 decimals), {@code allocBytesPerOp} (1 decimal), {@code crc}, {@code markers},
+     * {@code transport} and {@code check}; a figure that was not measured (or is not finite) is null.
+     */
     static void printJson(PrintStream out, PerfResult r, PerfOptions o) {
-        out.println(String.format(Locale.ROOT,
-                "{\"test\":\"%s\",\"size\":%d,\"iterations\":%d,\"MiBps\":%.2f,\"msgsPerSec\":%.1f,"
-                        + "\"p50us\":%s,\"p99us\":%s,\"clientCpu\":%s,\"serverCpu\":%s,\"allocBytesPerOp\":%s,"
-                        + "\"crc\":%b,\"markers\":%b,"
-                        + "\"transport\":\"%s\",\"check\":%s}",
-                r.test(), r.size(), r.iterations(), r.mibPerSecond(), r.messagesPerSecond(), num(r.p50Micros()),
-                num(r.p99Micros()), cpu(r.clientCpu()), cpu(r.serverCpu()), num(r.allocatedPerOperation()), o.crc(),
-                o.markers(), o.transport().name().toLowerCase(Locale.ROOT), string(r.check())));
+        ObjectNode line = JSON.createObjectNode()
+                .put("test", r.test())
+                .put("size", r.size())
+                .put("iterations", r.iterations())
+                .put("MiBps", decimal(r.mibPerSecond(), 2))
+                .put("msgsPerSec", decimal(r.messagesPerSecond(), 1))
+                .put("p50us", decimal(r.p50Micros(), 1))
+                .put("p99us", decimal(r.p99Micros(), 1))
+                .put("clientCpu", decimal(r.clientCpu(), 2))
+                .put("serverCpu", decimal(r.serverCpu(), 2))
+                .put("allocBytesPerOp", decimal(r.allocatedPerOperation(), 1))
+                .put("crc", o.crc())
+                .put("markers", o.markers())
+                .put("transport", o.transport().name().toLowerCase(Locale.ROOT))
+                .put("check", r.check());
+        out.println(JSON.writeValueAsString(line));
         out.flush();
     }
 
-    /** A JSON string, or null. */
-    private static String string(String v) {
-        return v == null ? "null" : "\"" + v.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
-    }
-
-    private static String cpu(double v) {
-        return Double.isNaN(v) ? "null" : String.format(Locale.ROOT, "%.2f", v);
-    }
-
-    private static String num(double v) {
-        return Double.isNaN(v) ? "null" : String.format(Locale.ROOT, "%.1f", v);
+    /** {@code v} rounded to {@code places} decimals as a JSON number, or null (NaN: not measured). */
+    private static BigDecimal decimal(double v, int places) {
+        return Double.isFinite(v) ? BigDecimal.valueOf(v).setScale(places, RoundingMode.HALF_UP) : null;
     }
 
     static void printTable(PrintStream out, List<PerfResult> results, PerfOptions o) {
@@ -142,20 +156,18 @@ final class ResultPrinter {
 
     /** One JSON line with the reactive rows' ratios (messages per second) to what they are compared with. */
     static void printReactiveRatiosJson(PrintStream out, List<PerfResult> results) {
-        StringBuilder b = new StringBuilder("{\"ratios\":[");
-        boolean any = false;
+        ObjectNode line = JSON.createObjectNode();
+        ArrayNode ratios = line.putArray("ratios");
         for (String[] pair : REACTIVE_PAIRS) {
             for (PerfResult rx : results) {
                 PerfResult ref = rx.test().equals(pair[0]) ? find(results, pair[1], rx.size()) : null;
                 if (ref != null) {
-                    b.append(any ? "," : "").append(String.format(Locale.ROOT,
-                            "{\"test\":\"%s\",\"vs\":\"%s\",\"size\":%d,\"msgsPerSecRatio\":%.3f}", pair[0],
-                            pair[1], rx.size(), rx.messagesPerSecond() / ref.messagesPerSecond()));
-                    any = true;
+                    ratios.addObject().put("test", pair[0]).put("vs", pair[1]).put("size", rx.size())
+                            .put("msgsPerSecRatio", decimal(rx.messagesPerSecond() / ref.messagesPerSecond(), 3));
                 }
             }
         }
-        out.println(b.append("]}"));
+        out.println(JSON.writeValueAsString(line));
         out.flush();
     }
 

@@ -134,4 +134,45 @@ class PerfOptionsTest {
                     .hasMessageFindingMatch("--|unknown option");
         }
     }
+
+    @org.junit.jupiter.api.Test
+    void picocliAlsoTakesNameEqualsValueAndTheLastOfARepeatedOption() {
+        PerfOptions o = PerfOptions.parse(new String[] {"--test=write", "--size=4K", "--crc=off", "--size", "1M"});
+        assertThat(o.tests()).containsExactly(Test.WRITE);
+        assertThat(o.sizes()).as("the last --size wins, as before").containsExactly(1 << 20);
+        assertThat(o.crc()).isFalse();
+    }
+
+    @org.junit.jupiter.api.Test
+    void picocliMistakesAreSaidTheSameWay() {
+        assertThatThrownBy(() -> PerfOptions.parse(new String[] {"--bogus"})).hasMessage("unknown option --bogus");
+        assertThatThrownBy(() -> PerfOptions.parse(new String[] {"--bogus=1"})).hasMessage("unknown option --bogus");
+        assertThatThrownBy(() -> PerfOptions.parse(new String[] {"--size"})).hasMessage("--size needs a value");
+        assertThatThrownBy(() -> PerfOptions.parse(new String[] {"--connect", "--server"}))
+                .as("an option name is not taken as a value").hasMessage("--connect needs a value");
+        assertThatThrownBy(() -> PerfOptions.parse(new String[] {"stray"}))
+                .hasMessage("unexpected argument stray (options start with --)");
+        assertThatThrownBy(() -> PerfOptions.parse(new String[] {"--json=maybe"})).hasMessageContaining("--json");
+        assertThatThrownBy(() -> PerfOptions.parse(new String[] {"--size", "12Q"}))
+                .hasMessage("--size 12Q is not a size (examples: 64, 4K, 1M)");
+        assertThatThrownBy(() -> PerfOptions.parse(new String[] {"--server"}))
+                .hasMessage("--server needs --port P, the port clients will --connect to");
+    }
+
+    @org.junit.jupiter.api.Test
+    void helpListsEveryOptionWithItsDescription() {
+        assertThat(PerfOptions.USAGE).startsWith("usage: java -jar perf.jar [options]\n  Measures RDMA Write");
+        for (String line : List.of("--api verbs|reactive|all   verbs (default)",
+                "--test write|read|send|atomic|request|all\n", "tests to run, comma separated (default: all)",
+                "--size N[,N...]            message sizes in octets", "--duration S               seconds per",
+                "--iterations N             operations per", "--warmup S                 seconds each test",
+                "--rate MIBPS               at most", "--crc on|off               MPA CRC32c (default: on)",
+                "--markers on|off           MPA Markers", "--mpa-rev 1|2              MPA revision",
+                "--port P                   the SoftRDMA server's port", "--server                   run only",
+                "--connect HOST:PORT        run only the client", "--no-baseline              skip",
+                "--transport epoll|nio      Netty transport", "--json                     one JSON object",
+                "--no-progress              no progress line", "--help                     this text")) {
+            assertThat(PerfOptions.USAGE).contains(line);
+        }
+    }
 }

@@ -4,13 +4,16 @@ import io.softrdma.mpa.MpaSettings;
 import io.softrdma.mpa.PeerToPeerMode;
 import java.time.Duration;
 import java.util.Locale;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * The command line of the rping sample: rping's own options ({@code -s -c -a -p -C -S -v -V -d -P})
  * plus the MPA knobs a Linux peer sets with siw module parameters, and a bound on every wait.
  *
- * <p>Parsed as getopt would: single-letter flags may be grouped ({@code -vV}) and a value may follow
- * its letter directly ({@code -p7174}); long options take {@code --name value} or {@code --name=value}.
+ * <p>Parsed by picocli as getopt would: single-letter flags may be grouped ({@code -vV}) and a value may
+ * follow its letter directly ({@code -p7174}); long options take {@code --name value} or {@code --name=value}.
  *
  * <p>Thread safety: immutable.
  *
@@ -51,34 +54,8 @@ public record RpingOptions(boolean server, String address, int port, int count, 
     /** The default bound on each step. */
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(30);
 
-    static final String USAGE = """
-            usage: rping -s [-a ADDR] [-p PORT] [-S SIZE] [-v] [-V] [-d] [-P] [MPA options]
-                   rping -c -a ADDR [-p PORT] [-C COUNT] [-S SIZE] [-v] [-V] [-d] [MPA options]
-
-              -s                 server: listen and serve pings
-              -c                 client: connect and ping
-              -a ADDR            address to bind (server, default 0.0.0.0) or connect to (client, required)
-              -p PORT            TCP port (default 7174; a server may use 0 for any free port)
-              -C COUNT           pings the client sends (default 0: until stopped); the server serves
-                                 until the client disconnects
-              -S SIZE            octets per ping, 26 to 65535 (default 64); a server reads whatever size
-                                 the client advertises, so the two need not match
-              -v                 print each ping's data
-              -V                 check each ping's data
-              -d                 print the connection's parameters and the messages exchanged
-              -P                 server: keep serving connections until killed
-              --mpa-rev 1|2      MPA revision: 2 (RFC 6581, exchanges IRD/ORD; default) or 1 (RFC 5044;
-                                 a Linux siw peer then has IRD=ORD=0 and cannot RDMA Read)
-              --crc on|off       request MPA CRCs (default off, like siw; on if the peer asks)
-              --p2p off|write|read|any
-                                 RFC 6581 peer-to-peer ready-to-receive message the client offers or
-                                 the server accepts (default off: no P2P; a server then accepts any)
-              --timeout SECONDS  the longest connect, accept or any step of a ping may take (default 30)
-              --probe MS         client: if nothing answers its first message for MS milliseconds, send
-                                 one zero-length RDMA Write, which revives a Linux 6.1 siw server that
-                                 missed it (default 200; 0 turns it off)
-              --help             this text
-            """;
+    /** The {@code --help} text, made by picocli from the options below. */
+    static final String USAGE = commandLine(new Cli()).setSeparator(" ").getUsageMessage(CommandLine.Help.Ansi.OFF);
 
     /** The MPA settings these options ask for; every MPA timeout is the step timeout. */
     public MpaSettings mpaSettings() {
@@ -103,147 +80,128 @@ public record RpingOptions(boolean server, String address, int port, int count, 
      * @throws IllegalArgumentException naming the mistake, for the usage message
      */
     public static RpingOptions parse(String[] args) {
-        Builder b = new Builder();
-        for (int i = 0; i < args.length; i++) {
-            String a = args[i];
-            if (a.startsWith("--")) {
-                String name = a;
-                String value = null;
-                int eq = a.indexOf('=');
-                if (eq > 0) {
-                    name = a.substring(0, eq);
-                    value = a.substring(eq + 1);
-                }
-                if (!b.takesValue(name)) {
-                    throw new IllegalArgumentException("unknown option " + a);
-                }
-                if (value == null) {
-                    if (++i >= args.length) {
-                        throw new IllegalArgumentException(name + " needs a value");
-                    }
-                    value = args[i];
-                }
-                b.longOption(name, value);
-            } else if (a.startsWith("-") && a.length() > 1) {
-                // getopt: grouped flags, and a value either attached or in the next argument.
-                for (int j = 1; j < a.length(); j++) {
-                    char c = a.charAt(j);
-                    if ("apCS".indexOf(c) >= 0) {
-                        String value;
-                        if (j + 1 < a.length()) {
-                            value = a.substring(j + 1);
-                        } else if (++i < args.length) {
-                            value = args[i];
-                        } else {
-                            throw new IllegalArgumentException("-" + c + " needs a value");
-                        }
-                        b.shortOption(c, value);
-                        break;
-                    }
-                    b.flag(c);
-                }
-            } else {
-                throw new IllegalArgumentException("unexpected argument " + a + " (options start with -)");
-            }
+        Cli cli = new Cli();
+        try {
+            commandLine(cli).parseArgs(args);
+        } catch (CommandLine.ParameterException e) {
+            throw new IllegalArgumentException(problem(e), e);
         }
-        return b.build();
+        return cli.build();
     }
 
-    /** Collects options in any order; {@link #build()} checks them together. */
-    private static final class Builder {
-        Boolean server;
+    private static CommandLine commandLine(Cli cli) {
+        // getopt's ways: -vV, -p7174; and as rping, the last of a repeated option counts.
+        return new CommandLine(cli).setPosixClusteredShortOptionsAllowed(true).setOverwrittenOptionsAllowed(true)
+                .setExpandAtFiles(false);
+    }
+
+    /** A mistake picocli found, said the way the checks below say theirs. */
+    private static String problem(CommandLine.ParameterException e) {
+        if (e instanceof CommandLine.UnmatchedArgumentException u && !u.getUnmatched().isEmpty()) {
+            String a = u.getUnmatched().get(0);
+            return a.startsWith("-") ? "unknown option " + a.split("=", 2)[0]
+                    : "unexpected argument " + a + " (options start with -)";
+        }
+        if (e instanceof CommandLine.MissingParameterException m && !m.getMissing().isEmpty()
+                && m.getMissing().get(0) instanceof CommandLine.Model.OptionSpec o) {
+            return o.longestName() + " needs a value";
+        }
+        return e.getMessage();
+    }
+
+    /** The command line as picocli reads it: the values as given, checked together by {@link #build()}. */
+    @Command(name = "rping", synopsisHeading = "usage: ", customSynopsis = {
+        "rping -s [-a ADDR] [-p PORT] [-S SIZE] [-v] [-V] [-d] [-P] [MPA options]",
+        "       rping -c -a ADDR [-p PORT] [-C COUNT] [-S SIZE] [-v] [-V] [-d] [MPA options]"},
+            optionListHeading = "%n", sortOptions = false, usageHelpWidth = 100)
+    private static final class Cli {
+        @Option(names = "-s", description = "server: listen and serve pings")
+        boolean server;
+        @Option(names = "-c", description = "client: connect and ping")
+        boolean client;
+        @Option(names = "-a", paramLabel = "ADDR", description = "address to bind (server, default 0.0.0.0) or"
+                + " connect to (client, required)")
         String address;
-        Integer port;
-        Integer count;
-        int size = DEFAULT_SIZE;
+        @Option(names = "-p", paramLabel = "PORT", description = "TCP port (default 7174; a server may use 0 for"
+                + " any free port)")
+        String port;
+        @Option(names = "-C", paramLabel = "COUNT", description = "pings the client sends (default 0: until"
+                + " stopped); the server serves until the client disconnects")
+        String count;
+        @Option(names = "-S", paramLabel = "SIZE", description = "octets per ping, 26 to 65535 (default 64); a"
+                + " server reads whatever size the client advertises, so the two need not match")
+        String size;
+        @Option(names = "-v", description = "print each ping's data")
         boolean verbose;
+        @Option(names = "-V", description = "check each ping's data")
         boolean validate;
+        @Option(names = "-d", description = "print the connection's parameters and the messages exchanged")
         boolean debug;
+        @Option(names = "-P", description = "server: keep serving connections until killed")
         boolean persistent;
-        int mpaRevision = MpaSettings.REVISION_2;
-        boolean crc;
-        PeerToPeerMode peerToPeer = PeerToPeerMode.OFF;
-        Duration timeout = DEFAULT_TIMEOUT;
-        Duration firstFpduProbe = MpaSettings.defaults().firstFpduProbe();
+        @Option(names = "--mpa-rev", paramLabel = "1|2", description = "MPA revision: 2 (RFC 6581, exchanges"
+                + " IRD/ORD; default) or 1 (RFC 5044; a Linux siw peer then has IRD=ORD=0 and cannot RDMA Read)")
+        String mpaRevision;
+        @Option(names = "--crc", paramLabel = "on|off", description = "request MPA CRCs (default off, like siw; on"
+                + " if the peer asks)")
+        String crc;
+        @Option(names = "--p2p", paramLabel = "off|write|read|any", description = "RFC 6581 peer-to-peer"
+                + " ready-to-receive message the client offers or the server accepts (default off: no P2P; a"
+                + " server then accepts any)")
+        String peerToPeer;
+        @Option(names = "--timeout", paramLabel = "SECONDS", description = "the longest connect, accept or any"
+                + " step of a ping may take (default 30)")
+        String timeout;
+        @Option(names = "--probe", paramLabel = "MS", description = "client: if nothing answers its first message"
+                + " for MS milliseconds, send one zero-length RDMA Write, which revives a Linux 6.1 siw server"
+                + " that missed it (default 200; 0 turns it off)")
+        String probe;
+        @Option(names = {"-h", "--help"}, usageHelp = true, description = "this text")
+        boolean help;
 
-        boolean takesValue(String name) {
-            return switch (name) {
-                case "--mpa-rev", "--crc", "--p2p", "--timeout", "--probe" -> true;
-                default -> false;
-            };
-        }
-
-        void flag(char c) {
-            switch (c) {
-                case 's' -> role(true);
-                case 'c' -> role(false);
-                case 'v' -> verbose = true;
-                case 'V' -> validate = true;
-                case 'd' -> debug = true;
-                case 'P' -> persistent = true;
-                default -> throw new IllegalArgumentException("unknown option -" + c);
-            }
-        }
-
-        private void role(boolean s) {
-            if (server != null && server != s) {
+        RpingOptions build() {
+            if (server && client) {
                 throw new IllegalArgumentException("-s and -c exclude each other: one process serves, the other"
                         + " pings");
             }
-            server = s;
-        }
-
-        void shortOption(char c, String v) {
-            switch (c) {
-                case 'a' -> {
-                    if (v.isBlank()) {
-                        throw new IllegalArgumentException("-a needs an address");
-                    }
-                    address = v;
-                }
-                case 'p' -> port = integer(v, "-p", 0, 65535);
-                case 'C' -> count = integer(v, "-C", 0, Integer.MAX_VALUE);
-                case 'S' -> size = integer(v, "-S", MIN_SIZE, MAX_SIZE);
-                default -> throw new IllegalArgumentException("unknown option -" + c);
-            }
-        }
-
-        void longOption(String name, String v) {
-            switch (name) {
-                case "--mpa-rev" -> mpaRevision = switch (v) {
-                    case "1" -> MpaSettings.REVISION_1;
-                    case "2" -> MpaSettings.REVISION_2;
-                    default -> throw new IllegalArgumentException("--mpa-rev " + v + ": use 1 or 2");
-                };
-                case "--crc" -> crc = switch (v) {
-                    case "on" -> true;
-                    case "off" -> false;
-                    default -> throw new IllegalArgumentException("--crc " + v + ": use on or off");
-                };
-                case "--p2p" -> peerToPeer = switch (v.toLowerCase(Locale.ROOT)) {
-                    case "off" -> PeerToPeerMode.OFF;
-                    case "write" -> PeerToPeerMode.WRITE;
-                    case "read" -> PeerToPeerMode.READ;
-                    case "any" -> PeerToPeerMode.ANY;
-                    default -> throw new IllegalArgumentException("--p2p " + v + ": use off, write, read or any");
-                };
-                case "--timeout" -> timeout = seconds(v);
-                case "--probe" -> firstFpduProbe = Duration.ofMillis(integer(v, "--probe", 0, 60_000));
-                default -> throw new IllegalArgumentException("unknown option " + name);
-            }
-        }
-
-        RpingOptions build() {
-            if (server == null) {
+            if (!server && !client) {
                 throw new IllegalArgumentException("say -s (server) or -c (client)");
             }
-            if (!server && address == null) {
+            if (address != null && address.isBlank()) {
+                throw new IllegalArgumentException("-a needs an address");
+            }
+            Integer port = this.port == null ? null : integer(this.port, "-p", 0, 65535);
+            int count = this.count == null ? 0 : integer(this.count, "-C", 0, Integer.MAX_VALUE);
+            int size = this.size == null ? DEFAULT_SIZE : integer(this.size, "-S", MIN_SIZE, MAX_SIZE);
+            int mpaRevision = this.mpaRevision == null ? MpaSettings.REVISION_2 : switch (this.mpaRevision) {
+                case "1" -> MpaSettings.REVISION_1;
+                case "2" -> MpaSettings.REVISION_2;
+                default -> throw new IllegalArgumentException("--mpa-rev " + this.mpaRevision + ": use 1 or 2");
+            };
+            boolean crc = this.crc != null && switch (this.crc) {
+                case "on" -> true;
+                case "off" -> false;
+                default -> throw new IllegalArgumentException("--crc " + this.crc + ": use on or off");
+            };
+            PeerToPeerMode peerToPeer = this.peerToPeer == null ? PeerToPeerMode.OFF
+                    : switch (this.peerToPeer.toLowerCase(Locale.ROOT)) {
+                        case "off" -> PeerToPeerMode.OFF;
+                        case "write" -> PeerToPeerMode.WRITE;
+                        case "read" -> PeerToPeerMode.READ;
+                        case "any" -> PeerToPeerMode.ANY;
+                        default -> throw new IllegalArgumentException("--p2p " + this.peerToPeer
+                                + ": use off, write, read or any");
+                    };
+            Duration timeout = this.timeout == null ? DEFAULT_TIMEOUT : seconds(this.timeout);
+            Duration firstFpduProbe = probe == null ? MpaSettings.defaults().firstFpduProbe()
+                    : Duration.ofMillis(integer(probe, "--probe", 0, 60_000));
+            if (client && address == null) {
                 throw new IllegalArgumentException("the client needs -a ADDR, the server's address");
             }
-            if (!server && port != null && port == 0) {
+            if (client && port != null && port == 0) {
                 throw new IllegalArgumentException("-p 0 is not a server's port: give the port the server listens on");
             }
-            if (!server && persistent) {
+            if (client && persistent) {
                 throw new IllegalArgumentException("-P (persistent) is a server option; the client ends after -C pings");
             }
             if (mpaRevision == MpaSettings.REVISION_1 && peerToPeer != PeerToPeerMode.OFF) {
@@ -251,8 +209,8 @@ public record RpingOptions(boolean server, String address, int port, int count, 
                         + " needs --mpa-rev 2: peer-to-peer setup is part of RFC 6581's enhanced MPA");
             }
             return new RpingOptions(server, address != null ? address : "0.0.0.0", port != null ? port : DEFAULT_PORT,
-                    count != null ? count : 0, size, verbose, validate, debug, persistent, mpaRevision, crc,
-                    peerToPeer, timeout, firstFpduProbe);
+                    count, size, verbose, validate, debug, persistent, mpaRevision, crc, peerToPeer, timeout,
+                    firstFpduProbe);
         }
 
         private static int integer(String v, String option, int min, int max) {

@@ -80,6 +80,85 @@ class RpingOptionsTest {
     }
 
     @Test
+    void getoptClustersEndingInAValue() {
+        RpingOptions o = RpingOptions.parse(new String[] {"-cVa127.0.0.1", "-dp", "7175", "-vC", "3"});
+        assertThat(o.server()).isFalse();
+        assertThat(o.validate()).isTrue();
+        assertThat(o.address()).isEqualTo("127.0.0.1");
+        assertThat(o.debug()).isTrue();
+        assertThat(o.port()).isEqualTo(7175);
+        assertThat(o.verbose()).isTrue();
+        assertThat(o.count()).isEqualTo(3);
+        RpingOptions s = RpingOptions.parse(new String[] {"-sPvV", "-S4096", "--timeout=7", "--probe=0"});
+        assertThat(s.server()).isTrue();
+        assertThat(s.persistent()).isTrue();
+        assertThat(s.size()).isEqualTo(4096);
+        assertThat(s.timeout()).isEqualTo(Duration.ofSeconds(7));
+        assertThat(s.firstFpduProbe()).isZero();
+        assertThat(RpingOptions.parse(new String[] {"-s", "-p", "1", "-p", "2", "-s"}).port())
+                .as("as with getopt, the last of a repeated option counts").isEqualTo(2);
+    }
+
+    @Test
+    void theInteropHarnessCommandLines() {
+        // As InteropCase and the Siw*InteropTest cases run java -jar rping.jar.
+        RpingOptions client = RpingOptions.parse(new String[] {"-c", "-a", "127.0.0.1", "-p", "17312", "-C", "200",
+            "-V", "-d", "--timeout", "30", "--mpa-rev", "2", "--crc", "off"});
+        assertThat(client.server()).isFalse();
+        assertThat(client.port()).isEqualTo(17312);
+        assertThat(client.count()).isEqualTo(200);
+        assertThat(client.validate() && client.debug()).isTrue();
+        assertThat(client.timeout()).isEqualTo(Duration.ofSeconds(30));
+        for (List<String> extra : List.of(List.of("--p2p", "write"), List.of("--p2p", "read"), List.of("--mpa-rev",
+                "1"), List.of("-S", "65535", "--crc", "on"), List.of("--crc", "off"), List.<String>of())) {
+            List<String> args = new java.util.ArrayList<>(List.of("-c", "-a", "127.0.0.1", "-p", "17312", "-C", "200",
+                    "-V", "-d", "--timeout", "30"));
+            args.addAll(extra);
+            assertThat(RpingOptions.parse(args.toArray(String[]::new)).address()).as("%s", args)
+                    .isEqualTo("127.0.0.1");
+        }
+        RpingOptions server = RpingOptions.parse(new String[] {"-s", "-a", "127.0.0.1", "-p", "17318", "-V", "-d",
+            "--timeout", "30"});
+        assertThat(server.server()).isTrue();
+        assertThat(server.port()).isEqualTo(17318);
+        // And as README.md shows it.
+        assertThat(RpingOptions.parse(new String[] {"-s", "-a", "127.0.0.1", "-p", "7174", "-v", "-V"}).verbose())
+                .isTrue();
+    }
+
+    @Test
+    void picocliMistakesAreSaidTheSameWay() {
+        assertThatThrownBy(() -> RpingOptions.parse(new String[] {"-s", "-a"})).hasMessage("-a needs a value");
+        assertThatThrownBy(() -> RpingOptions.parse(new String[] {"-c", "-a", "-v"}))
+                .as("an option is not taken as -a's address").hasMessage("-a needs a value");
+        assertThatThrownBy(() -> RpingOptions.parse(new String[] {"-s", "--timeout"}))
+                .hasMessage("--timeout needs a value");
+        assertThatThrownBy(() -> RpingOptions.parse(new String[] {"-sx"})).hasMessage("unknown option -x");
+        assertThatThrownBy(() -> RpingOptions.parse(new String[] {"-s", "--bogus=1"}))
+                .hasMessage("unknown option --bogus");
+        assertThatThrownBy(() -> RpingOptions.parse(new String[] {"-s", "stray"}))
+                .hasMessage("unexpected argument stray (options start with -)");
+        assertThatThrownBy(() -> RpingOptions.parse(new String[] {"-cs", "-a", "h"}))
+                .hasMessage("-s and -c exclude each other: one process serves, the other pings");
+    }
+
+    @Test
+    void helpListsEveryOption() {
+        assertThat(RpingOptions.USAGE).startsWith("usage: rping -s [-a ADDR] [-p PORT] [-S SIZE] [-v] [-V] [-d] [-P]"
+                + " [MPA options]\n       rping -c -a ADDR [-p PORT] [-C COUNT] [-S SIZE] [-v] [-V] [-d] [MPA options]");
+        for (String option : List.of("-s  ", "-c  ", "-a ADDR  ", "-p PORT  ", "-C COUNT  ", "-S SIZE  ", "-v  ",
+                "-V  ", "-d  ", "-P  ", "--mpa-rev 1|2  ", "--crc on|off  ", "--p2p off|write|read|any\n",
+                "--timeout SECONDS  ", "--probe MS  ", "-h, --help  ")) {
+            // picocli's layout: a short option's value after two spaces ("-a  ADDR"), then the description
+            String pattern = java.util.regex.Pattern.quote(option.strip()).replace(" ", "\\E +\\Q");
+            assertThat(RpingOptions.USAGE).as(option).containsPattern("(?m)^ +" + pattern
+                    + (option.endsWith("\n") ? "\n +\\S" : "  +\\S"));
+        }
+        assertThat(RpingOptions.USAGE).contains("octets per ping, 26 to 65535 (default 64)",
+                "server: keep serving connections until killed");
+    }
+
+    @Test
     void mpaSettingsFollowTheOptions() {
         MpaSettings s = RpingOptions.parse(new String[] {"-c", "-a", "h", "--crc", "on", "--p2p", "any", "--timeout",
             "3", "--probe", "0"}).mpaSettings();
