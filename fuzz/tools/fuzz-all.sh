@@ -4,7 +4,7 @@
 #
 #   fuzz/tools/fuzz-all.sh [duration] [Class#method ...]      e.g.  fuzz/tools/fuzz-all.sh 2m
 #
-# Run from the repository root, after rdma-core and rdma-reactive are installed (the module builds offline
+# Run from the repository root, after rdma-core, rdma-reactive and rdma-rpc are installed (the module builds offline
 # against them). Extra Maven arguments go in FUZZ_MVN_ARGS, e.g. to fuzz past a known, reported finding
 # (see KnownFindings):  FUZZ_MVN_ARGS=-Dsoftrdma.fuzz.tolerate=<id> fuzz/tools/fuzz-all.sh 2m Logs: fuzz/target/fuzz-logs/<Class>#<method>.log. A crashing input lands in
 # fuzz/src/test/resources/io/softrdma/fuzz/<Class>Inputs/<method>/crash-<sha1> (and then fails the regression

@@ -7,11 +7,11 @@ import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
-import io.softrdma.reactive.rpc.RpcCallHeader;
-import io.softrdma.reactive.rpc.RpcRdmaHeader;
-import io.softrdma.reactive.rpc.RpcRdmaProcedure;
-import io.softrdma.reactive.rpc.RpcRdmaProtocolException;
-import io.softrdma.reactive.rpc.RpcReplyHeader;
+import io.softrdma.rpc.RpcCallHeader;
+import io.softrdma.rpc.RpcRdmaHeader;
+import io.softrdma.rpc.RpcRdmaProcedure;
+import io.softrdma.rpc.RpcRdmaProtocolException;
+import io.softrdma.rpc.RpcReplyHeader;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The NFS/RDMA sample ({@code samples/nfs-rdma/target/nfs-rdma.jar}, an NFSv4.0 client on rdma-reactive's
+ * The NFS/RDMA sample ({@code samples/nfs-rdma/target/nfs-rdma.jar}, an NFSv4.0 client on rdma-rpc's
  * RpcRdmaClient) against the Linux kernel NFS server's RPC-over-RDMA transport (svcrdma) on siw, in one boot of the
  * siw VM ({@link NfsVm}): NULL calls, and READs of {@code data.bin} (1 MiB, byte i = i*7 mod 251) whose data
  * svcrdma RDMA-Writes into the client's Write chunks, with MPA CRC on and off, and with remote invalidation (RFC

@@ -1,7 +1,7 @@
 package io.softrdma.samples.nfsrdma;
 
 import io.netty.buffer.ByteBuf;
-import io.softrdma.reactive.rpc.Xdr;
+import io.softrdma.rpc.Xdr;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,8 +1,8 @@
 package io.softrdma.samples.nfsrdma;
 
 import io.netty.buffer.ByteBuf;
-import io.softrdma.reactive.rpc.RpcRdmaProtocolException;
-import io.softrdma.reactive.rpc.Xdr;
+import io.softrdma.rpc.RpcRdmaProtocolException;
+import io.softrdma.rpc.Xdr;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;

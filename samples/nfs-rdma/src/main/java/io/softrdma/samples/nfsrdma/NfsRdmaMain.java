@@ -2,12 +2,12 @@ package io.softrdma.samples.nfsrdma;
 
 import io.softrdma.ConnectionClosedException;
 import io.softrdma.rdmap.TerminateException;
-import io.softrdma.reactive.rpc.RpcAcceptedException;
-import io.softrdma.reactive.rpc.RpcDeniedException;
-import io.softrdma.reactive.rpc.RpcProgramMismatchException;
-import io.softrdma.reactive.rpc.RpcRdmaConnection;
-import io.softrdma.reactive.rpc.RpcRdmaErrorException;
-import io.softrdma.reactive.rpc.RpcRdmaProtocolException;
+import io.softrdma.rpc.RpcAcceptedException;
+import io.softrdma.rpc.RpcDeniedException;
+import io.softrdma.rpc.RpcProgramMismatchException;
+import io.softrdma.rpc.RpcRdmaConnection;
+import io.softrdma.rpc.RpcRdmaErrorException;
+import io.softrdma.rpc.RpcRdmaProtocolException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.net.ConnectException;

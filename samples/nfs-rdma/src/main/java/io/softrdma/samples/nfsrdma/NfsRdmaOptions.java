@@ -1,7 +1,7 @@
 package io.softrdma.samples.nfsrdma;
 
 import io.softrdma.mpa.MpaSettings;
-import io.softrdma.reactive.rpc.RpcAuth;
+import io.softrdma.rpc.RpcAuth;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -2,7 +2,7 @@ package io.softrdma.samples.nfsrdma;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import io.softrdma.reactive.rpc.RpcRdmaProtocolException;
+import io.softrdma.rpc.RpcRdmaProtocolException;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;

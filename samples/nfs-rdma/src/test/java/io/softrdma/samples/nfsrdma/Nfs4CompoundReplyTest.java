@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.netty.buffer.ByteBuf;
-import io.softrdma.reactive.rpc.RpcRdmaHeader;
-import io.softrdma.reactive.rpc.RpcRdmaProcedure;
-import io.softrdma.reactive.rpc.RpcRdmaProtocolException;
-import io.softrdma.reactive.rpc.RpcReplyHeader;
+import io.softrdma.rpc.RpcRdmaHeader;
+import io.softrdma.rpc.RpcRdmaProcedure;
+import io.softrdma.rpc.RpcRdmaProtocolException;
+import io.softrdma.rpc.RpcReplyHeader;
 import java.util.List;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;

@@ -6,10 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
-import io.softrdma.reactive.rpc.RpcAuth;
-import io.softrdma.reactive.rpc.RpcCallHeader;
-import io.softrdma.reactive.rpc.RpcRdmaHeader;
-import io.softrdma.reactive.rpc.WriteChunk;
+import io.softrdma.rpc.RpcAuth;
+import io.softrdma.rpc.RpcCallHeader;
+import io.softrdma.rpc.RpcRdmaHeader;
+import io.softrdma.rpc.WriteChunk;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.softrdma.mpa.MpaSettings;
-import io.softrdma.reactive.rpc.RpcAuth;
+import io.softrdma.rpc.RpcAuth;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
