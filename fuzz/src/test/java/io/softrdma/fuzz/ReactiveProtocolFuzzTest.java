@@ -8,10 +8,10 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.softrdma.fuzz.FuzzSupport.Input;
-import io.softrdma.reactive.protocol.LargeMessageDescriptor;
-import io.softrdma.reactive.protocol.MessageBatch;
-import io.softrdma.reactive.protocol.MessageHeader;
-import io.softrdma.reactive.protocol.MessageType;
+import io.softrdma.reactive.internal.protocol.LargeMessageDescriptor;
+import io.softrdma.reactive.internal.protocol.MessageBatch;
+import io.softrdma.reactive.internal.protocol.MessageHeader;
+import io.softrdma.reactive.internal.protocol.MessageType;
 import java.util.Arrays;
 import org.junit.jupiter.api.extension.ExtendWith;
 

@@ -2,7 +2,7 @@ package io.softrdma.reactive.internal;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.EventLoop;
-import io.softrdma.reactive.protocol.CreditWindow;
+import io.softrdma.reactive.internal.protocol.CreditWindow;
 import java.util.ArrayDeque;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.FluxSink;

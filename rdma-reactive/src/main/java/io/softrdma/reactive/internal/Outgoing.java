@@ -1,7 +1,7 @@
 package io.softrdma.reactive.internal;
 
 import io.netty.buffer.ByteBuf;
-import io.softrdma.reactive.protocol.MessageType;
+import io.softrdma.reactive.internal.protocol.MessageType;
 import java.util.function.IntConsumer;
 
 /**

@@ -2,11 +2,11 @@ package io.softrdma.reactive.internal;
 
 import io.softrdma.reactive.spi.ReceiveSlots;
 import io.netty.buffer.ByteBuf;
-import io.softrdma.reactive.protocol.CreditWindow;
-import io.softrdma.reactive.protocol.LargeMessageDescriptor;
-import io.softrdma.reactive.protocol.MessageBatch;
-import io.softrdma.reactive.protocol.MessageHeader;
-import io.softrdma.reactive.protocol.MessageType;
+import io.softrdma.reactive.internal.protocol.CreditWindow;
+import io.softrdma.reactive.internal.protocol.LargeMessageDescriptor;
+import io.softrdma.reactive.internal.protocol.MessageBatch;
+import io.softrdma.reactive.internal.protocol.MessageHeader;
+import io.softrdma.reactive.internal.protocol.MessageType;
 import io.softrdma.verbs.WorkCompletion;
 
 /**

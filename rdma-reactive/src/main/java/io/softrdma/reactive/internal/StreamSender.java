@@ -2,7 +2,7 @@ package io.softrdma.reactive.internal;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.EventLoop;
-import io.softrdma.reactive.protocol.MessageType;
+import io.softrdma.reactive.internal.protocol.MessageType;
 import java.util.Queue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntConsumer;

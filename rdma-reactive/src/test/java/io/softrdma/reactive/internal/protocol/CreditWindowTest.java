@@ -1,4 +1,4 @@
-package io.softrdma.reactive.protocol;
+package io.softrdma.reactive.internal.protocol;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

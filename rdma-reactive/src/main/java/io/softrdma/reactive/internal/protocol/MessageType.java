@@ -1,4 +1,4 @@
-package io.softrdma.reactive.protocol;
+package io.softrdma.reactive.internal.protocol;
 
 /**
  * The type octet of a {@link MessageHeader}: what one RDMA Send of the SoftRDMA messaging protocol carries.

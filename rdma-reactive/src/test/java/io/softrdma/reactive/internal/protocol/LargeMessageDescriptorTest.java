@@ -1,4 +1,4 @@
-package io.softrdma.reactive.protocol;
+package io.softrdma.reactive.internal.protocol;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
-import io.softrdma.reactive.protocol.MessageHeader.ProtocolException;
+import io.softrdma.reactive.internal.protocol.MessageHeader.ProtocolException;
 import io.softrdma.verbs.RemoteMemory;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;

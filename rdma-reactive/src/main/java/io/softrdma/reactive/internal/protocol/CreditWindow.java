@@ -1,4 +1,4 @@
-package io.softrdma.reactive.protocol;
+package io.softrdma.reactive.internal.protocol;
 
 /**
  * The Send credits of one connection, both ways: what the peer granted this side ({@link #grant},

@@ -1,7 +1,7 @@
-package io.softrdma.reactive.protocol;
+package io.softrdma.reactive.internal.protocol;
 
 import io.netty.buffer.ByteBuf;
-import io.softrdma.reactive.protocol.MessageHeader.ProtocolException;
+import io.softrdma.reactive.internal.protocol.MessageHeader.ProtocolException;
 import io.softrdma.verbs.RemoteMemory;
 import io.softrdma.verbs.RemoteMemoryCodec;
 
