@@ -23,7 +23,7 @@ import reactor.netty.tcp.TcpClient;
  * Netty's builders do; {@link #configuration()} and {@link #tcpClient()} tell what is set.
  *
  * <pre>{@code
- * RdmaSession session = RdmaClient.create().host("10.0.0.2").port(7471)
+ * RdmaSession session = RdmaClient.create().host(host).port(port)
  *         .mpa(mpa -> mpa.withCrc(false))      // changes the CRC, keeps the rest of DEFAULT_MPA
  *         .connect().block();
  * }</pre>

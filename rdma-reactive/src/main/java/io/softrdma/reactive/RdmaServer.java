@@ -41,10 +41,9 @@ import reactor.util.Loggers;
  * {@link #tcpServer()} tell what is set.
  *
  * <pre>{@code
- * DisposableRdmaServer server = RdmaServer.create().port(7471)
- *         .accept(request -> Mono.just(request.remoteAddress() instanceof InetSocketAddress a
- *                 && a.getAddress().isLoopbackAddress()
- *                 ? ConnectDecision.accept() : ConnectDecision.reject("loopback only")))
+ * DisposableRdmaServer server = RdmaServer.create().port(port)
+ *         .accept(request -> Mono.just(request.privateData().length <= 64
+ *                 ? ConnectDecision.accept() : ConnectDecision.reject("private data too long")))
  *         .handle(session -> session.onDispose())
  *         .bindNow();
  * }</pre>
