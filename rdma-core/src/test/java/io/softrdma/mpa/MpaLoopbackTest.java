@@ -3,12 +3,14 @@ package io.softrdma.mpa;
 import static io.softrdma.mpa.FpduTestSupport.pattern;
 import static io.softrdma.testing.Hex.bytes;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
@@ -148,16 +150,28 @@ class MpaLoopbackTest {
     @Test
     void rfc5044Section8AfterAFramingErrorTheStreamIsNotReadFurther() throws Exception {
         java.util.concurrent.atomic.AtomicLong octetsRead = new java.util.concurrent.atomic.AtomicLong();
+        // Every read asked of the channel (by auto-read or by a handler) passes the first handler: after the
+        // error, none may be asked for, or the channel reads on.
+        java.util.concurrent.atomic.AtomicInteger readsAsked = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger readsAskedAtError = new java.util.concurrent.atomic.AtomicInteger(-1);
+        java.util.concurrent.atomic.AtomicReference<Channel> accepted = new java.util.concurrent.atomic.AtomicReference<>();
         BlockingQueue<Throwable> errors = new LinkedBlockingQueue<>();
         Channel server = new ServerBootstrap().group(group).channel(TRANSPORT.serverSocketChannel())
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel c) {
-                        c.pipeline().addLast(new ChannelInboundHandlerAdapter() {
+                        accepted.set(c);
+                        c.pipeline().addLast(new ChannelDuplexHandler() {
                             @Override
                             public void channelRead(ChannelHandlerContext ctx, Object msg) {
                                 octetsRead.addAndGet(((ByteBuf) msg).readableBytes());
                                 ctx.fireChannelRead(msg);
+                            }
+
+                            @Override
+                            public void read(ChannelHandlerContext ctx) {
+                                readsAsked.incrementAndGet();
+                                ctx.read();
                             }
                         });
                         c.pipeline().addLast(PipelineNames.MPA_STARTUP,
@@ -170,6 +184,7 @@ class MpaLoopbackTest {
 
                             @Override
                             public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+                                readsAskedAtError.compareAndSet(-1, readsAsked.get());
                                 errors.add(cause);
                             }
                         });
@@ -183,12 +198,14 @@ class MpaLoopbackTest {
             bad[bad.length - 1] ^= 1;
             raw.getOutputStream().write(bad);
             assertThat(((FpduException) errors.poll(5, TimeUnit.SECONDS)).code()).isEqualTo(LlpErrorCode.CRC_ERROR);
+            java.util.concurrent.atomic.AtomicLong octetsWritten = new java.util.concurrent.atomic.AtomicLong();
             Thread flood = new Thread(() -> {
                 try {
                     OutputStream out = raw.getOutputStream();
                     byte[] junk = new byte[64 * 1024];
                     for (int i = 0; i < 256; i++) {
                         out.write(junk);
+                        octetsWritten.addAndGet(junk.length);
                     }
                 } catch (IOException e) {
                     // the socket closes at the end of the test
@@ -196,7 +213,15 @@ class MpaLoopbackTest {
             });
             flood.setDaemon(true);
             flood.start();
-            Thread.sleep(500);
+            // Octets are in the server's socket; two tasks through its event loop let it handle whatever
+            // readiness that raised (an event loop handles I/O before the tasks queued meanwhile).
+            await("the flood under way").atMost(Duration.ofSeconds(5)).until(() -> octetsWritten.get() > 0);
+            Channel child = accepted.get();
+            child.eventLoop().submit(() -> { }).get(5, TimeUnit.SECONDS);
+            boolean autoRead = child.eventLoop().submit(() -> child.config().isAutoRead()).get(5, TimeUnit.SECONDS);
+            assertThat(autoRead).as("auto-read after the error").isFalse();
+            assertThat(readsAsked.get()).as("reads asked of the channel after the error (%d before)",
+                    readsAskedAtError.get()).isEqualTo(readsAskedAtError.get());
             assertThat(octetsRead.get()).as("octets the server read, of 16 MiB sent after the error")
                     .isLessThan(1024 * 1024);
         } finally {

@@ -2,17 +2,23 @@ package io.softrdma.verbs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.netty.buffer.ByteBufUtil;
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.softrdma.cm.ConnectionManager;
 import io.softrdma.cm.RdmaConnection;
 import io.softrdma.cm.RdmaListener;
+import io.softrdma.mpa.FpduEncoder;
 import io.softrdma.mpa.MpaSettings;
+import io.softrdma.rdmap.RdmapOpcode;
 import io.softrdma.rdmap.TerminateException;
+import io.softrdma.transport.PipelineNames;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -59,6 +65,11 @@ class HostilePeerTest {
         return qp;
     }
 
+    /** Runs {@code query} on {@code qp}'s event loop, after every task queued there before it. */
+    private static <T> T onLoop(QueuePair qp, Callable<T> query) throws Exception {
+        return ((DefaultQueuePair) qp).ctx.executor().submit(query).get(10, TimeUnit.SECONDS);
+    }
+
     private static TerminateException terminateOf(QueuePair qp) throws Exception {
         try {
             qp.closeFuture().get(5, TimeUnit.SECONDS);
@@ -98,10 +109,8 @@ class HostilePeerTest {
         assertThat(guesses).isEqualTo(128);
         // The right STag still works on the healthy connection: the region and the listener were never harmed.
         healthy[0].send(RawPeer.tagged(0, true, stag, 0) + PAYLOAD16);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (target.buffer().getByte(15) == 0 && System.nanoTime() < deadline) {
-            Thread.sleep(5);
-        }
+        await("the Write on the healthy connection").atMost(Duration.ofSeconds(5))
+                .until(() -> onLoop(healthyQp, () -> healthyQp.counters().messages(RdmapOpcode.RDMA_WRITE, true)) == 1);
         assertThat(ByteBufUtil.hexDump(target.buffer(), 0, 16)).isEqualTo(PAYLOAD16);
         assertThat(healthyQp.state()).isEqualTo(QueuePairState.RTS);
         healthy[0].close();
@@ -117,7 +126,8 @@ class HostilePeerTest {
         // RFC 5044 §7.1.2: the responder sends nothing before the initiator's first FPDU; a zero-length Write
         // (RFC 6581's ready-to-receive) opens it. Then the peer stops reading.
         peer[0].send(RawPeer.tagged(0, true, 1, 0));
-        Thread.sleep(50);
+        await("the zero-length Write that opens the responder").atMost(Duration.ofSeconds(5))
+                .until(() -> onLoop(qp, () -> qp.counters().messages(RdmapOpcode.RDMA_WRITE, true)) == 1);
         peer[0].pauseReading();
         MemoryRegion source = pd.allocate(1 << 20, Access.of(Access.LOCAL_WRITE));
         // 64 Writes of 1 MiB to the peer (its STag does not matter: it never reads them).
@@ -127,10 +137,12 @@ class HostilePeerTest {
         assertThatThrownBy(() -> qp.postSend(SendWorkRequest.write(99, new RemoteMemory(0x1234_5678, 0, 1 << 20),
                 ScatterGatherEntry.of(source)))).as("the send queue is the bound on posted work")
                 .hasMessageContaining("send queue full");
-        Thread.sleep(300);
-        io.netty.channel.Channel ch = ((DefaultQueuePair) qp).ctx.channel();
+        // The sender has written until the channel took no more: the stall this test is about.
+        Channel ch = ((DefaultQueuePair) qp).ctx.channel();
+        await("the sender stalls: the channel no longer takes writes").atMost(Duration.ofSeconds(10))
+                .until(() -> onLoop(qp, () -> !ch.isWritable()));
         ChannelOutboundBuffer out = ch.unsafe().outboundBuffer();
-        long pendingBytes = ch.eventLoop().submit(() -> out == null ? 0 : out.totalPendingWriteBytes()).get();
+        long pendingBytes = onLoop(qp, () -> out == null ? 0 : out.totalPendingWriteBytes());
         // The Writes reference the application's memory (no copies); what the channel holds is bounded by the
         // high-water mark (2 MiB) plus the FPDUs of one flush.
         assertThat(pendingBytes).as("octets queued in the channel").isLessThan(4L * 1024 * 1024);
@@ -166,7 +178,13 @@ class HostilePeerTest {
         for (int i = 0; i < 16; i++) {
             qp.postSend(SendWorkRequest.write(i, new RemoteMemory(0x1234_5678, 0, 1 << 16), ScatterGatherEntry.of(source)));
         }
-        Thread.sleep(200);
+        // On the event loop, after the task that carried the posts out: the FPDU encoder holds the Writes,
+        // none reached the channel's outbound buffer, none completed.
+        Channel ch = ((DefaultQueuePair) qp).ctx.channel();
+        FpduEncoder encoder = (FpduEncoder) ch.pipeline().get(PipelineNames.FPDU_ENCODER);
+        assertThat(onLoop(qp, encoder::isHolding)).as("the encoder holds the responder's FPDUs").isTrue();
+        long[] sent = onLoop(qp, () -> new long[] {ch.unsafe().outboundBuffer().totalPendingWriteBytes(), cq.size()});
+        assertThat(sent).as("octets in the channel, completions").containsOnly(0L);
         assertThat(cq.poll()).as("nothing completes: nothing was sent").isNull();
         assertThatThrownBy(() -> peer[0].nextUlpdu(0)).as("the peer received nothing");
         // The connection goes: every held Write completes once, flushed, and its buffers are released (the leak

@@ -1,6 +1,7 @@
 package io.softrdma.verbs;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.netty.buffer.ByteBufUtil;
 import io.softrdma.cm.ConnectionManager;
@@ -9,12 +10,14 @@ import io.softrdma.cm.RdmaListener;
 import io.softrdma.ddp.TaggedHeaderCodec;
 import io.softrdma.ddp.UntaggedHeaderCodec;
 import io.softrdma.mpa.MpaSettings;
+import io.softrdma.rdmap.RdmapOpcode;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
@@ -47,10 +50,13 @@ import org.junit.jupiter.api.Test;
  * (Send/Send, Send/Write, Write/Send, Write/Write) are tested through their footnote 1: a Read issued
  * after them and waited for acts as a Fence. The Read/Send and Read/Write rows through footnote 2:
  * waiting for the Read's Completion before the Send or Write.
+ *
+ * <p>That a completion did not happen is checked on the queue pair's event loop, which makes the
+ * completions, after an event that would have made it: the peer received what was sent after it, or
+ * the queue pair counted the segment it must not complete on ({@link QueuePairCounters}), or the channel
+ * stopped taking writes. No test waits a fixed time for something not to happen.
  */
 class OrderingTest {
-    /** How long a completion that must not happen is waited for. */
-    private static final Duration QUIET = Duration.ofMillis(300);
     private static final byte[] EMPTY = new byte[0];
 
     // RDMAP opcodes (RFC 5040 §4.2 Figure 4)
@@ -315,9 +321,13 @@ class OrderingTest {
         int posted = counts[0];
         assertThat(counts[1]).as("TCP backed up before 64 MiB were sent").isNotNegative();
         assertThat(counts[2]).as("the channel stayed writable, so every Send was emitted").isEqualTo(1);
-        Thread.sleep(QUIET.toMillis());
-        assertThat(cq.size()).as("completions of %d Sends, the last 100 of which TCP could not take", posted)
-                .isLessThan(posted);
+        // On the event loop, where writes are handed to TCP and Sends complete: the channel still holds
+        // octets TCP did not take, the last Send's among them, so it cannot have completed.
+        long[] pendingAndCompleted = onLoop(
+                () -> new long[] {channel.unsafe().outboundBuffer().totalPendingWriteBytes(), cq.size()});
+        assertThat(pendingAndCompleted[0]).as("octets TCP did not take").isPositive();
+        assertThat(pendingAndCompleted[1]).as("completions of %d Sends, the last 100 of which TCP could not take",
+                posted).isLessThan(posted);
 
         peer.resumeReading();
         long payload = 0;
@@ -345,7 +355,10 @@ class OrderingTest {
         int size = 32 << 20;
         MemoryRegion src = pd.allocate(size, Access.of(Access.LOCAL_WRITE));
         qp.postSend(SendWorkRequest.write(1, 0x00cc0003, 0, ScatterGatherEntry.of(src)));
-        assertThat(cq.take(Duration.ofMillis(500))).as("a completion while TCP cannot have taken the Write").isNull();
+        io.netty.channel.Channel channel = connection.channel();
+        await("the sender stalls: the channel no longer takes writes").atMost(Duration.ofSeconds(10))
+                .until(() -> onLoop(() -> !channel.isWritable()));
+        assertNoCompletion("a completion while TCP cannot have taken the Write");
 
         peer.resumeReading();
         long payload = 0;
@@ -404,7 +417,8 @@ class OrderingTest {
         assertThat(Seg.of(peer.nextUlpdu(5)).msn()).isEqualTo(1);
         assertThat(Seg.of(peer.nextUlpdu(5)).opcode()).isEqualTo(WRITE);
         assertThat(Seg.of(peer.nextUlpdu(5)).msn()).isEqualTo(2);
-        assertThat(cq.take(QUIET)).as("a completion before the Read's").isNull();
+        // The last Send is with the peer, so its flush has run: had anything completed, it would be there.
+        assertNoCompletion("a completion before the Read's");
 
         peer.sendAll(tagged(READ_RESPONSE, true, rr.sinkStag(), rr.sinkTo(), pattern(100, 51)));
         WorkCompletionOpcode[] opcodes = {WorkCompletionOpcode.RDMA_READ, WorkCompletionOpcode.SEND,
@@ -431,11 +445,11 @@ class OrderingTest {
         qp.postReceive(ReceiveWorkRequest.of(1, ScatterGatherEntry.of(recv)));
         byte[] data = pattern(3000, 60);
         peer.sendAll(untagged(SEND, false, 0, 0, 1, 0, Arrays.copyOfRange(data, 0, 1000)));
-        awaitBytes(recv, 0, Arrays.copyOfRange(data, 0, 1000));
-        assertThat(cq.take(QUIET)).as("a receive completion after the first of three segments").isNull();
+        awaitInbound(RdmapOpcode.SEND, 1000);
+        assertNoCompletion("a receive completion after the first of three segments");
         peer.sendAll(untagged(SEND, false, 0, 0, 1, 1000, Arrays.copyOfRange(data, 1000, 2000)));
-        awaitBytes(recv, 1000, Arrays.copyOfRange(data, 1000, 2000));
-        assertThat(cq.take(QUIET)).as("a receive completion after the second of three segments").isNull();
+        awaitInbound(RdmapOpcode.SEND, 2000);
+        assertNoCompletion("a receive completion after the second of three segments");
         peer.sendAll(untagged(SEND, true, 0, 0, 1, 2000, Arrays.copyOfRange(data, 2000, 3000)));
         WorkCompletion c = cq.take(Duration.ofSeconds(5));
         assertThat(c).isNotNull();
@@ -483,12 +497,13 @@ class OrderingTest {
         Seg rr = Seg.of(peer.nextUlpdu(5));
         assertThat(rr.opcode()).isEqualTo(READ_REQUEST);
         assertThat(rr.readSize()).isEqualTo(size);
-        assertThat(cq.take(QUIET)).as("a Read completion with no Read Response").isNull();
+        // The Read Request is with the peer, so its flush has run.
+        assertNoCompletion("a Read completion with no Read Response");
 
         byte[] data = pattern(size, 80);
         peer.sendAll(tagged(READ_RESPONSE, false, rr.sinkStag(), rr.sinkTo(), Arrays.copyOfRange(data, 0, 60_000)));
-        awaitBytes(sink, 10, Arrays.copyOfRange(data, 0, 60_000));
-        assertThat(cq.take(QUIET)).as("a Read completion after part of its Read Response").isNull();
+        awaitInbound(RdmapOpcode.RDMA_READ_RESPONSE, 60_000);
+        assertNoCompletion("a Read completion after part of its Read Response");
         peer.sendAll(tagged(READ_RESPONSE, true, rr.sinkStag(), rr.sinkTo() + 60_000,
                 Arrays.copyOfRange(data, 60_000, size)));
         WorkCompletion c = cq.take(Duration.ofSeconds(5));
@@ -545,7 +560,11 @@ class OrderingTest {
         fill(source, head);
         peer.pauseReading();
         peer.sendAll(readRequest(peerReadMsn++, 0x0000a201, 0, big, source.stag(), 0));
-        Thread.sleep(QUIET.toMillis());
+        // The response has begun and backed up: the channel takes no more writes.
+        io.netty.channel.Channel channel = connection.channel();
+        await("the 32 MiB response under way and stalled").atMost(Duration.ofSeconds(10))
+                .until(() -> onLoop(() -> qp.counters().octets(RdmapOpcode.RDMA_READ_RESPONSE, false) > 0
+                        && !channel.isWritable()));
         int[][] requests = { // sink STag, sink TO, size, source TO
             {0x0000a202, 0x10, 10, 7},
             {0x0000a203, 0x20, 0, 0},
@@ -554,7 +573,11 @@ class OrderingTest {
         for (int[] r : requests) {
             peer.sendAll(readRequest(peerReadMsn++, r[0], r[1], r[2], source.stag(), r[3]));
         }
-        Thread.sleep(QUIET.toMillis());
+        // All four Requests arrived while the first response is still being sent: they queue behind it.
+        await("the three later Read Requests received").atMost(Duration.ofSeconds(10))
+                .until(() -> onLoop(() -> qp.counters().messages(RdmapOpcode.RDMA_READ_REQUEST, true)) == 4);
+        assertThat(onLoop(() -> qp.counters().messages(RdmapOpcode.RDMA_READ_RESPONSE, false)))
+                .as("Read Responses sent whole while the first is stalled").isZero();
         peer.resumeReading();
 
         long to = 0;
@@ -927,12 +950,29 @@ class OrderingTest {
         assertSameBytes("the message with MSN " + msn, payload, concat(message.stream().map(Seg::payload).toList()));
     }
 
-    /** Waits up to 500 ms for the bytes to be placed; a queue pair that places later is not wrong. */
-    private static void awaitBytes(MemoryRegion region, int offset, byte[] expected) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(500);
-        while (!Arrays.equals(contents(region, offset, expected.length), expected) && System.nanoTime() < deadline) {
-            Thread.sleep(5);
-        }
+    /**
+     * Runs {@code query} on the event loop of the queue pair under test, after every task queued there
+     * before it, and without the engine running meanwhile: it sees the engine's state between two events.
+     */
+    private <T> T onLoop(Callable<T> query) throws Exception {
+        return connection.channel().eventLoop().submit(query).get(10, TimeUnit.SECONDS);
+    }
+
+    /**
+     * Waits until the queue pair under test has taken in {@code octets} payload octets of {@code opcode}
+     * (checked on its event loop, so the segments that make up that count are fully processed).
+     */
+    private void awaitInbound(RdmapOpcode opcode, long octets) {
+        await(octets + " octets of " + opcode + " received").atMost(Duration.ofSeconds(5))
+                .until(() -> onLoop(() -> qp.counters().octets(opcode, true)) >= octets);
+    }
+
+    /**
+     * No completion yet, checked on the event loop, where completions are made: after an event that
+     * would have made the completion in question, this is the proof it was not made.
+     */
+    private void assertNoCompletion(String what) throws Exception {
+        assertThat(onLoop(cq::size)).as(what).isZero();
     }
 
     /** One DDP segment received by the raw peer (RFC 5041 §4.3, §4.4; RFC 5040 §4.4 for Read Requests). */

@@ -4,12 +4,14 @@ import static io.softrdma.verbs.RawPeer.tagged;
 import static io.softrdma.verbs.RawPeer.terminate;
 import static io.softrdma.verbs.RawPeer.untagged;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.softrdma.cm.ConnectionManager;
 import io.softrdma.cm.RdmaConnection;
 import io.softrdma.cm.RdmaListener;
 import io.softrdma.mpa.MpaSettings;
 import io.softrdma.rdmap.RdmapExtensions;
+import io.softrdma.rdmap.RdmapOpcode;
 import io.softrdma.rdmap.TerminateException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -383,12 +385,19 @@ class Rfc7306TerminateTest {
         for (int i = 0; i < reads; i++) {
             peer.send(RawPeer.readRequest(1 + i, 0x99, (long) i * size, size, r.stag(), 0));
         }
-        Thread.sleep(300);
+        // The Read Responses have backed up into the channel's outbound buffer, framed: it takes no more.
+        io.netty.channel.Channel ch = accepted.channel();
+        await("Read Responses backed up in the channel").atMost(Duration.ofSeconds(10))
+                .until(() -> ch.eventLoop().submit(() -> !ch.isWritable()).get());
         for (int i = 0; i < words; i++) {
             long to = (long) i * ((size / words) & ~7);
             peer.send(atomicRequest(reads + 1 + i, 0, i, r.stag(), to, 0x0101_0101_0101_0101L, 0, 0, 0));
         }
-        Thread.sleep(200);
+        // Every atomic has changed the memory (the queue pair applies one as it receives it), while the framed
+        // Read Responses still wait in the channel.
+        await("the atomics applied").atMost(Duration.ofSeconds(10)).until(() -> ch.eventLoop()
+                .submit(() -> qp.counters().messages(RdmapOpcode.ATOMIC_REQUEST, true)).get() == words);
+        assertThat(ch.eventLoop().submit(ch::isWritable).get()).as("the channel takes writes again").isFalse();
         peer.resumeReading();
         long octets = 0;
         int atomics = 0;

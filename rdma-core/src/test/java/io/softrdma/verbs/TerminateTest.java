@@ -461,7 +461,12 @@ class TerminateTest {
         }
         String first = peer.next();
         peer.next();
-        assertThat(peer.received.poll(300, TimeUnit.MILLISECONDS)).as("a third Read Request beyond ORD 2").isNull();
+        // On the event loop, after the task that carried the five posts out: two Read Requests written, not more.
+        int[] sentAndOutstanding = ((DefaultQueuePair) qp).ctx.executor().submit(() -> new int[] {
+                (int) qp.counters().messages(io.softrdma.rdmap.RdmapOpcode.RDMA_READ_REQUEST, false),
+                qp.readsOutstanding()}).get(5, TimeUnit.SECONDS);
+        assertThat(sentAndOutstanding).as("Read Requests written and outstanding, with ORD 2").containsExactly(2, 2);
+        assertThat(peer.received.poll()).as("a third Read Request beyond ORD 2").isNull();
         int sinkStag = (int) Long.parseLong(first.substring(36, 44), 16);
         peer.send(tagged(2, true, sinkStag, Long.parseLong(first.substring(44, 60), 16)) + "0102030405060708");
         assertThat(peer.next()).as("the third Read Request, once one Read completed")

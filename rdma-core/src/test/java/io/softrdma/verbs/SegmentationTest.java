@@ -8,6 +8,7 @@ import io.netty.buffer.PooledByteBufAllocator;
 import io.softrdma.ddp.TaggedHeaderCodec;
 import io.softrdma.ddp.UntaggedHeaderCodec;
 import io.softrdma.testing.LeakCheck;
+import io.softrdma.testing.LeakCheckAfterLastInvocation;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -15,27 +16,36 @@ import java.util.Random;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.TreeSet;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.Tuple;
-import net.jqwik.api.lifecycle.AfterContainer;
-import net.jqwik.api.lifecycle.BeforeContainer;
+import java.util.stream.LongStream;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Named;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Segmentation and reassembly (RFC 5041 §5, RFC 5040 §5.1-§5.3) as properties, over one loopback
+ * Segmentation and reassembly (RFC 5041 §5, RFC 5040 §5.1-§5.3) over generated cases, over one loopback
  * connection for the whole class: a Send, an RDMA Write and an RDMA Read of any size up to ~300 KB —
  * with extra weight on the sizes around multiples of the payload a segment can carry, computed from the
  * negotiated MULPDU (RFC 5044 §4.5) less the DDP header — gathered from and scattered into any layout of
  * one to six scatter/gather entries at any offsets in registered regions, deliver exactly the source
  * octets to the right place, and touch no octet outside the target range (nor the source).
+ *
+ * <p>Each random case draws its values from a {@link SplittableRandom} seeded with the number in its
+ * display name, so a failing case reruns as it failed. The edge cases then run every edge size — 0, 1,
+ * 2, 2047, 2048, 300 KiB and one octet less, and one less, as many and one more octets than k segments
+ * carry for every k that fits — with the edge layouts (one entry; six entries, empty ones among them, in regions of their own or
+ * shuffled in one region; no gaps and 97-octet gaps), receive spares (0, 1, 64, 65, 100000), remote
+ * ranges (no gaps, 97-octet gaps, tagged offset 0, 1, 2^62) and fill seeds (0, 1, -1, the largest and
+ * the smallest long) in turn.
  */
-class SegmentationProperties {
+class SegmentationTest {
     private static final int MAX_SIZE = 300 * 1024;
     private static final int MAX_GAP = 97;
+    /** Random cases per operation; each is one test, named by its seed. */
+    private static final int RANDOM_CASES = 200;
 
     private static Loopback lb;
     /** Payload octets per segment, client to server (Send, Write) and server to client (Read Response). */
@@ -44,7 +54,7 @@ class SegmentationProperties {
     private static int readResponsePayload;
     private static long wrIds;
 
-    @BeforeContainer
+    @BeforeAll
     static void connect() throws Exception {
         lb = new Loopback();
         int clientMulpdu = lb.client.connection.negotiation().mulpdu();
@@ -54,7 +64,7 @@ class SegmentationProperties {
         readResponsePayload = serverMulpdu - TaggedHeaderCodec.LENGTH;
     }
 
-    @AfterContainer
+    @AfterAll
     static void closeAndCheckLeaks() throws Exception {
         try {
             if (lb != null) {
@@ -66,12 +76,96 @@ class SegmentationProperties {
         }
     }
 
-    // ---- properties ----
+    // ---- random cases ----
 
-    @Property(tries = 200)
-    void aSendDeliversExactlyItsGatheredOctetsIntoTheScatteredReceive(@ForAll("sendSizes") int size,
-            @ForAll("layouts") Layout gather, @ForAll("layouts") Layout scatter, @ForAll("spare") int spare,
-            @ForAll long seed) throws Exception {
+    static LongStream seeds() {
+        return LongStream.rangeClosed(1, RANDOM_CASES);
+    }
+
+    @LeakCheckAfterLastInvocation
+    @ParameterizedTest(name = "seed {0}")
+    @MethodSource("seeds")
+    void aSendDeliversExactlyItsGatheredOctetsIntoTheScatteredReceive(long seed) throws Exception {
+        Generator g = new Generator(seed);
+        send(g.size(sendPayload), g.layout(), g.layout(), g.spare(), g.nextLong());
+    }
+
+    @LeakCheckAfterLastInvocation
+    @ParameterizedTest(name = "seed {0}")
+    @MethodSource("seeds")
+    void aWritePlacesExactlyItsGatheredOctetsAtTheTaggedOffset(long seed) throws Exception {
+        Generator g = new Generator(seed);
+        write(g.size(writePayload), g.layout(), g.remote(), g.nextLong());
+    }
+
+    @LeakCheckAfterLastInvocation
+    @ParameterizedTest(name = "seed {0}")
+    @MethodSource("seeds")
+    void aReadPlacesExactlyTheRemoteOctetsIntoItsSink(long seed) throws Exception {
+        Generator g = new Generator(seed);
+        read(g.size(readResponsePayload), g.remote(), g.remote(), g.nextLong());
+    }
+
+    // ---- edge cases ----
+
+    static Stream<Arguments> sendEdges() {
+        List<Named<Integer>> sizes = edgeSizes(sendPayload);
+        List<Arguments> cases = new ArrayList<>();
+        for (int i = 0; i < sizes.size(); i++) {
+            cases.add(Arguments.of(EDGE_SEEDS[i % EDGE_SEEDS.length], sizes.get(i), EDGE_LAYOUTS.get(i % EDGE_LAYOUTS.size()),
+                    EDGE_LAYOUTS.get((i + 1) % EDGE_LAYOUTS.size()), EDGE_SPARES[i % EDGE_SPARES.length]));
+        }
+        return cases.stream();
+    }
+
+    static Stream<Arguments> writeEdges() {
+        List<Named<Integer>> sizes = edgeSizes(writePayload);
+        List<Arguments> cases = new ArrayList<>();
+        for (int i = 0; i < sizes.size(); i++) {
+            cases.add(Arguments.of(EDGE_SEEDS[i % EDGE_SEEDS.length], sizes.get(i),
+                    EDGE_LAYOUTS.get(i % EDGE_LAYOUTS.size()), EDGE_REMOTES.get(i % EDGE_REMOTES.size())));
+        }
+        return cases.stream();
+    }
+
+    static Stream<Arguments> readEdges() {
+        List<Named<Integer>> sizes = edgeSizes(readResponsePayload);
+        List<Arguments> cases = new ArrayList<>();
+        for (int i = 0; i < sizes.size(); i++) {
+            cases.add(Arguments.of(EDGE_SEEDS[i % EDGE_SEEDS.length], sizes.get(i),
+                    EDGE_REMOTES.get(i % EDGE_REMOTES.size()), EDGE_REMOTES.get((i + 1) % EDGE_REMOTES.size())));
+        }
+        return cases.stream();
+    }
+
+    @LeakCheckAfterLastInvocation
+    @ParameterizedTest(name = "seed {0}: {1} octets, gather {2}, scatter {3}, {4} octets spare")
+    @MethodSource("sendEdges")
+    void aSendOfAnEdgeSizeDeliversExactlyItsGatheredOctets(long seed, int size, Layout gather, Layout scatter,
+            int spare) throws Exception {
+        send(size, gather, scatter, spare, seed);
+    }
+
+    @LeakCheckAfterLastInvocation
+    @ParameterizedTest(name = "seed {0}: {1} octets, gather {2}, target {3}")
+    @MethodSource("writeEdges")
+    void aWriteOfAnEdgeSizePlacesExactlyItsGatheredOctets(long seed, int size, Layout gather, Remote remote)
+            throws Exception {
+        write(size, gather, remote, seed);
+    }
+
+    @LeakCheckAfterLastInvocation
+    @ParameterizedTest(name = "seed {0}: {1} octets, source {2}, sink {3}")
+    @MethodSource("readEdges")
+    void aReadOfAnEdgeSizePlacesExactlyTheRemoteOctets(long seed, int size, Remote remote, Remote local)
+            throws Exception {
+        read(size, remote, local, seed);
+    }
+
+    // ---- the checks ----
+
+
+    private static void send(int size, Layout gather, Layout scatter, int spare, long seed) throws Exception {
         requireConnected();
         List<MemoryRegion> regions = new ArrayList<>();
         try {
@@ -104,9 +198,7 @@ class SegmentationProperties {
         }
     }
 
-    @Property(tries = 200)
-    void aWritePlacesExactlyItsGatheredOctetsAtTheTaggedOffset(@ForAll("writeSizes") int size,
-            @ForAll("layouts") Layout gather, @ForAll("remote") Remote remote, @ForAll long seed) throws Exception {
+    private static void write(int size, Layout gather, Remote remote, long seed) throws Exception {
         requireConnected();
         List<MemoryRegion> regions = new ArrayList<>();
         try {
@@ -148,9 +240,7 @@ class SegmentationProperties {
         }
     }
 
-    @Property(tries = 200)
-    void aReadPlacesExactlyTheRemoteOctetsIntoItsSink(@ForAll("readSizes") int size, @ForAll("remote") Remote remote,
-            @ForAll("remote") Remote local, @ForAll long seed) throws Exception {
+    private static void read(int size, Remote remote, Remote local, long seed) throws Exception {
         requireConnected();
         List<MemoryRegion> regions = new ArrayList<>();
         try {
@@ -182,56 +272,113 @@ class SegmentationProperties {
 
     // ---- generators ----
 
-    @Provide
-    Arbitrary<Integer> sendSizes() {
-        return sizes(sendPayload);
-    }
+    /** Fill seeds of the edge cases: their sentinels are 0x00, 0x01 and 0xFF. */
+    private static final long[] EDGE_SEEDS = {0, 1, -1, Long.MAX_VALUE, Long.MIN_VALUE};
+    private static final int[] EDGE_SPARES = {0, 1, 64, 65, 100_000};
+    private static final List<Integer> NO_GAPS = List.of(0, 0, 0, 0, 0, 0, 0);
+    private static final List<Integer> WIDE_GAPS = List.of(MAX_GAP, MAX_GAP, MAX_GAP, MAX_GAP, MAX_GAP, MAX_GAP, MAX_GAP);
+    private static final List<Named<Layout>> EDGE_LAYOUTS = List.of(
+            Named.of("1 entry, no gaps", new Layout(List.of(), NO_GAPS, false, 0)),
+            Named.of("1 entry, 97-octet gaps", new Layout(List.of(), WIDE_GAPS, true, 0)),
+            Named.of("6 entries in own regions, the first and last empty, no gaps",
+                    new Layout(List.of(0.0, 0.25, 0.5, 0.75, 1.0), NO_GAPS, false, 0)),
+            Named.of("6 entries shuffled in one region, 97-octet gaps",
+                    new Layout(List.of(0.9, 0.1, 0.7, 0.3, 0.5), WIDE_GAPS, true, 1)),
+            Named.of("6 entries in one region, 4 of them empty, no gaps",
+                    new Layout(List.of(0.5, 0.5, 0.5, 0.5, 0.5), NO_GAPS, true, -1)),
+            Named.of("2 entries in own regions, the second empty, 97-octet gaps",
+                    new Layout(List.of(1.0), WIDE_GAPS, false, 0)));
+    private static final List<Named<Remote>> EDGE_REMOTES = List.of(
+            Named.of("no gaps, tagged offset 0", new Remote(0, 0, 0)),
+            Named.of("97-octet gaps, tagged offset 2^62", new Remote(MAX_GAP, MAX_GAP, 1L << 62)),
+            Named.of("no gap before, 97 after, tagged offset 1", new Remote(0, MAX_GAP, 1)),
+            Named.of("97-octet gap before, none after, tagged offset 0", new Remote(MAX_GAP, 0, 0)));
 
-    @Provide
-    Arbitrary<Integer> writeSizes() {
-        return sizes(writePayload);
-    }
-
-    @Provide
-    Arbitrary<Integer> readSizes() {
-        return sizes(readResponsePayload);
-    }
-
-    /** Any size up to MAX_SIZE, small sizes, and the sizes next to 1 to 4 segments' payload. */
-    private static Arbitrary<Integer> sizes(int perSegment) {
+    /** Small sizes, and the sizes next to each multiple of a segment's payload up to MAX_SIZE. */
+    private static List<Integer> segmentEdges(int perSegment) {
         TreeSet<Integer> edges = new TreeSet<>(List.of(0, 1, 2));
         for (int k = 1; k * perSegment + 1 <= MAX_SIZE; k++) {
             edges.addAll(List.of(k * perSegment - 1, k * perSegment, k * perSegment + 1));
         }
-        return Arbitraries.frequencyOf(
-                Tuple.of(4, Arbitraries.integers().between(0, MAX_SIZE)),
-                Tuple.of(4, Arbitraries.of(new ArrayList<>(edges))),
-                Tuple.of(2, Arbitraries.integers().between(0, 2048)));
+        return new ArrayList<>(edges);
     }
 
-    /** Extra receive capacity beyond the Send's length: none, a little, or a lot. */
-    @Provide
-    Arbitrary<Integer> spare() {
-        return Arbitraries.frequencyOf(
-                Tuple.of(3, Arbitraries.just(0)),
-                Tuple.of(3, Arbitraries.integers().between(1, 64)),
-                Tuple.of(2, Arbitraries.integers().between(65, 100_000)));
+    /** The segment edges, and the bounds of the ranges the random sizes come from, named. */
+    private static List<Named<Integer>> edgeSizes(int perSegment) {
+        if (perSegment <= 0) {
+            throw new IllegalStateException("the loopback connection is not set up: " + perSegment);
+        }
+        TreeSet<Integer> sizes = new TreeSet<>(segmentEdges(perSegment));
+        sizes.addAll(List.of(2047, 2048, MAX_SIZE - 1, MAX_SIZE));
+        return sizes.stream().map(n -> {
+            int k = (n + 1) / perSegment;
+            String name = k == 0 || Math.abs(n - k * perSegment) > 1 ? Integer.toString(n)
+                    : n + " (" + k + " segments' payload" + (n == k * perSegment ? ""
+                            : n < k * perSegment ? " - 1" : " + 1") + ")";
+            return Named.of(name, n);
+        }).toList();
     }
 
-    @Provide
-    Arbitrary<Layout> layouts() {
-        Arbitrary<List<Double>> cuts = Arbitraries.doubles().between(0, 1).list().ofMaxSize(5);
-        Arbitrary<List<Integer>> gaps = Arbitraries.integers().between(0, MAX_GAP).list().ofSize(7);
-        return Combinators.combine(cuts, gaps, Arbitraries.of(true, false), Arbitraries.longs())
-                .as(Layout::new);
-    }
+    /**
+     * The random values of one case, drawn from one seeded {@link SplittableRandom} with the weights of
+     * the property-based generators these cases replace: sizes 4 in 10 anywhere up to MAX_SIZE, 4 in 10
+     * next to a multiple of a segment's payload, 2 in 10 up to 2048; receive spares 3 in 8 none, 3 in 8
+     * 1-64 and 2 in 8 65-100000; 0-5 cut points and 7 gaps of 0-97 octets per layout, each 1 in 10 an
+     * edge value; remote tagged offsets half 0 and half 1-2^62.
+     */
+    static final class Generator {
+        private final SplittableRandom random;
 
-    @Provide
-    Arbitrary<Remote> remote() {
-        Arbitrary<Integer> gap = Arbitraries.integers().between(0, MAX_GAP);
-        Arbitrary<Long> base = Arbitraries.oneOf(Arbitraries.just(0L),
-                Arbitraries.longs().between(1, 1L << 62));
-        return Combinators.combine(gap, gap, base).as(Remote::new);
+        Generator(long seed) {
+            random = new SplittableRandom(seed);
+        }
+
+        int size(int perSegment) {
+            int pick = random.nextInt(10);
+            if (pick < 4) {
+                return random.nextInt(0, MAX_SIZE + 1);
+            }
+            if (pick < 8) {
+                List<Integer> edges = segmentEdges(perSegment);
+                return edges.get(random.nextInt(edges.size()));
+            }
+            return random.nextInt(0, 2049);
+        }
+
+        /** Extra receive capacity beyond the Send's length: none, a little, or a lot. */
+        int spare() {
+            int pick = random.nextInt(8);
+            if (pick < 3) {
+                return 0;
+            }
+            return pick < 6 ? random.nextInt(1, 65) : random.nextInt(65, 100_001);
+        }
+
+        Layout layout() {
+            List<Double> cuts = new ArrayList<>();
+            for (int n = random.nextInt(0, 6), i = 0; i < n; i++) {
+                cuts.add(random.nextInt(10) == 0 ? (random.nextBoolean() ? 0.0 : 1.0) : random.nextDouble());
+            }
+            List<Integer> gaps = new ArrayList<>();
+            for (int i = 0; i < 7; i++) {
+                gaps.add(gap());
+            }
+            return new Layout(cuts, gaps, random.nextBoolean(), random.nextLong());
+        }
+
+        Remote remote() {
+            int before = gap();
+            int after = gap();
+            return new Remote(before, after, random.nextBoolean() ? 0 : random.nextLong(1, (1L << 62) + 1));
+        }
+
+        long nextLong() {
+            return random.nextLong();
+        }
+
+        private int gap() {
+            return random.nextInt(10) == 0 ? (random.nextBoolean() ? 0 : MAX_GAP) : random.nextInt(0, MAX_GAP + 1);
+        }
     }
 
     // ---- layouts ----
@@ -332,12 +479,12 @@ class SegmentationProperties {
 
         void fill(byte sentinel) {
             for (MemoryRegion r : regions) {
-                SegmentationProperties.fill(r, sentinel);
+                SegmentationTest.fill(r, sentinel);
             }
         }
 
         byte[][] images() {
-            return regions.stream().map(SegmentationProperties::image).toArray(byte[][]::new);
+            return regions.stream().map(SegmentationTest::image).toArray(byte[][]::new);
         }
 
         void assertImages(byte[][] expected, String what) {
@@ -382,7 +529,7 @@ class SegmentationProperties {
                 .isEqualTo(QueuePairState.RTS);
     }
 
-    /** Nothing completed that the property did not wait for. */
+    /** Nothing completed that the case did not wait for. */
     private static void assertQuiet() {
         assertThat(lb.client.cq.size()).as("extra client completions").isZero();
         assertThat(lb.server.cq.size()).as("extra server completions").isZero();
