@@ -52,6 +52,10 @@ import reactor.util.Loggers;
  * CRC, and RFC 6581 peer-to-peer mode, accepting either RTR message a client offers, so that the handler may
  * send first. {@link #mpa(UnaryOperator)} changes some of them; {@link #mpa(MpaSettings)} replaces them all.
  *
+ * <p>Why this class is long: besides the builder, it holds the server's side of the MPA startup — the limits on
+ * startups and sessions and the asynchronous accept decision with its timeout, settled once on the connection's
+ * event loop ({@code PendingDecision}) — which belong with the settings they apply.
+ *
  * <p>Thread safety: immutable.
  */
 public final class RdmaServer {

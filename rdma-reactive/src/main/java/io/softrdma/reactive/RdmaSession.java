@@ -49,6 +49,10 @@ import io.softrdma.reactive.spi.SessionProtocol;
  * ends, every pending operation fails; a Terminate is the {@link RdmaOperationException}'s cause (a
  * {@link io.softrdma.rdmap.TerminateException} with its Layer, EType and Code).
  *
+ * <p>Why this class is long: it is the whole public surface of a session — one-sided operations, memory,
+ * messaging, RFC 7306 — and most of its lines are the Javadoc of that contract; the work is done by the engine in
+ * {@code io.softrdma.reactive.internal} ({@code OneSidedOperations}, the session protocol's engine).
+ *
  * <p>Thread safety: all methods may be called from any thread.
  */
 public final class RdmaSession implements Disposable {

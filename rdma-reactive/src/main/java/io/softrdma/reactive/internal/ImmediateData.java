@@ -12,7 +12,6 @@ import java.util.HashSet;
 import java.util.Set;
 import java.util.function.IntConsumer;
 import reactor.core.publisher.Flux;
-import reactor.core.publisher.FluxSink;
 import reactor.core.publisher.MonoSink;
 
 /**
@@ -29,8 +28,7 @@ final class ImmediateData {
     private final int maxQueued;
     /** Immediate Data received before the subscriber asked for it (at most the receive buffers posted). */
     private final LongRing held;
-    private FluxSink<Long> receiver;
-    private long demand;
+    private final DemandStream<Long> stream;
     /** Writes queued or posted: a session that ends fails them. */
     private final Set<ImmediateWrite> writes = new HashSet<>();
 
@@ -40,6 +38,7 @@ final class ImmediateData {
         this.window = window;
         this.held = new LongRing(receiveBuffers);
         this.maxQueued = maxQueued;
+        this.stream = new DemandStream<>("immediates()", engine, loop, window, this::drain);
     }
 
     /**
@@ -110,34 +109,7 @@ final class ImmediateData {
 
     /** The peer's Immediate Data, one subscriber at a time; demand posts receive buffers. Any thread. */
     Flux<Long> immediates() {
-        return Flux.create(sink -> loop.execute(() -> {
-            if (receiver != null && !receiver.isCancelled()) {
-                sink.error(new IllegalStateException("immediates() has a subscriber already"));
-                return;
-            }
-            if (engine.ended()) {
-                sink.error(engine.endCause());
-                return;
-            }
-            receiver = sink;
-            demand = 0; // a new subscriber starts with its own demand, not what the last one left
-            sink.onRequest(n -> loop.execute(() -> {
-                if (receiver != sink) {
-                    return;
-                }
-                long before = demand;
-                demand = before + n < 0 ? Long.MAX_VALUE : before + n;
-                window.demand(n);
-                drain();
-                engine.postReceives();
-                engine.transmitter().maybeUpdateCredits();
-            }));
-            sink.onDispose(() -> loop.execute(() -> {
-                if (receiver == sink) {
-                    receiver = null;
-                }
-            }));
-        }), FluxSink.OverflowStrategy.ERROR);
+        return stream.flux();
     }
 
     /**
@@ -151,27 +123,15 @@ final class ImmediateData {
     }
 
     private void drain() {
-        if (receiver != null && receiver.isCancelled()) {
-            receiver = null; // its onDispose is on its way; nothing more goes to it meanwhile
-            demand = 0;
-        }
-        while (demand > 0 && receiver != null && !held.isEmpty()) {
-            long data = held.pollFirst();
-            if (demand != Long.MAX_VALUE) {
-                demand--;
-            }
-            window.delivered(true);
-            receiver.next(data);
+        while (!held.isEmpty() && stream.wants()) {
+            stream.emit(held.pollFirst(), true);
         }
     }
 
     /** The session ended: held values go, the subscriber and every waiting Write hear why. */
     void end(Throwable cause) {
         held.clear();
-        if (receiver != null) {
-            receiver.error(cause);
-            receiver = null;
-        }
+        stream.end(cause);
         for (ImmediateWrite w : new ArrayList<>(writes)) {
             w.fail(cause);
         }

@@ -5,7 +5,6 @@ import io.netty.channel.EventLoop;
 import io.softrdma.reactive.internal.protocol.CreditWindow;
 import java.util.ArrayDeque;
 import reactor.core.publisher.Flux;
-import reactor.core.publisher.FluxSink;
 
 /**
  * The peer's stream of DATA messages, as {@code receive()} emits them: in the order of their Sends, one subscriber
@@ -20,8 +19,7 @@ final class InboundStream {
     private final EventLoop loop;
     private final CreditWindow window;
     private final ArrayDeque<Held> held = new ArrayDeque<>();
-    private FluxSink<ByteBuf> receiver;
-    private long demand;
+    private final DemandStream<ByteBuf> stream;
 
     /**
      * A message waiting for demand. {@code message} is null while a LARGE message is still being read; a message of
@@ -47,38 +45,12 @@ final class InboundStream {
         this.engine = engine;
         this.loop = loop;
         this.window = window;
+        this.stream = new DemandStream<>("receive()", engine, loop, window, this::drain);
     }
 
     /** The received DATA messages, one subscriber at a time; demand posts receive buffers. Any thread. */
     Flux<ByteBuf> receive() {
-        return Flux.create(sink -> loop.execute(() -> {
-            if (live()) {
-                sink.error(new IllegalStateException("receive() has a subscriber already"));
-                return;
-            }
-            if (engine.ended()) {
-                sink.error(engine.endCause());
-                return;
-            }
-            receiver = sink;
-            demand = 0; // a new subscriber starts with its own demand, not what the last one left
-            sink.onRequest(n -> loop.execute(() -> {
-                if (receiver != sink) {
-                    return;
-                }
-                long before = demand;
-                demand = before + n < 0 ? Long.MAX_VALUE : before + n;
-                window.demand(n);
-                drain();
-                engine.postReceives();
-                engine.transmitter().maybeUpdateCredits();
-            }));
-            sink.onDispose(() -> loop.execute(() -> {
-                if (receiver == sink) {
-                    receiver = null;
-                }
-            }));
-        }), FluxSink.OverflowStrategy.ERROR);
+        return stream.flux();
     }
 
     /**
@@ -86,8 +58,8 @@ final class InboundStream {
      * wanted and nothing waits ahead of it.
      */
     void arrived(ByteBuf message, boolean freesBuffer) {
-        if (live() && demand > 0 && held.isEmpty()) {
-            deliver(message, freesBuffer);
+        if (held.isEmpty() && stream.wants()) {
+            stream.emit(message, freesBuffer);
         } else {
             held.add(new Held(message, freesBuffer));
         }
@@ -102,34 +74,13 @@ final class InboundStream {
 
     private void drain() {
         Held head;
-        while (demand > 0 && live() && (head = held.peek()) != null) {
+        while ((head = held.peek()) != null && stream.wants()) {
             if (head.message == null) {
                 return; // still being read: what came after it waits
             }
             held.poll();
-            deliver(head.message, head.freesBuffer);
+            stream.emit(head.message, head.freesBuffer);
         }
-    }
-
-    /**
-     * Whether a subscriber still takes messages. One that cancelled (a {@code take}, a {@code timeout}) is forgotten at
-     * once, with what it had asked for: its onDispose is on its way, and a message emitted to it meanwhile would be
-     * lost. What arrives now waits for the next subscriber.
-     */
-    private boolean live() {
-        if (receiver != null && receiver.isCancelled()) {
-            receiver = null;
-            demand = 0;
-        }
-        return receiver != null;
-    }
-
-    private void deliver(ByteBuf message, boolean freesBuffer) {
-        if (demand != Long.MAX_VALUE) {
-            demand--;
-        }
-        window.delivered(freesBuffer);
-        receiver.next(message);
     }
 
     /** Messages received and not yet taken. Any thread (a racy snapshot). */
@@ -138,7 +89,7 @@ final class InboundStream {
     }
 
     long demand() {
-        return demand;
+        return stream.demand();
     }
 
     /** The session ended: held messages are released and the subscriber hears why. */
@@ -149,9 +100,6 @@ final class InboundStream {
             }
         }
         held.clear();
-        if (receiver != null) {
-            receiver.error(cause);
-            receiver = null;
-        }
+        stream.end(cause);
     }
 }

@@ -74,6 +74,10 @@ package io.softrdma.reactive.internal.protocol;
  *       </li>
  * </ol>
  *
+ * <p>Why this class is long: the credit rules are one state machine (grants, the held-back credit, the reserve,
+ * BATCH and LARGE accounting, when a standalone update must go) whose invariants only hold together; its comments
+ * carry the reasoning and the proof sketch that the model check in CreditWindowTest exercises.
+ *
  * <p>Thread safety: none. A window belongs to its connection's event loop and is called only from it; it takes no
  * locks and allocates nothing after construction.
  */
