@@ -1,6 +1,7 @@
 package io.softrdma.reactive;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
@@ -204,10 +205,7 @@ class AtomicsAndImmediateDataTest {
             }).subscribe();
             Flux.range(0, count).concatMap(i -> pair.client.writeWithImmediate(region.remote().slice(8L * i, 8),
                     Unpooled.directBuffer(8).writeLong(i * 31L), i)).then().block(TIMEOUT);
-            long deadline = System.nanoTime() + TIMEOUT.toNanos();
-            while (immediates.size() < count && System.nanoTime() < deadline) {
-                Thread.sleep(5);
-            }
+            await().atMost(TIMEOUT).until(() -> immediates.size() >= count);
             assertThat(problems).isEmpty();
             assertThat(immediates).hasSize(count);
             for (int i = 0; i < count; i++) {
@@ -226,7 +224,8 @@ class AtomicsAndImmediateDataTest {
     @Test
     void writeWithImmediateWithoutASubscriberWaitsForCreditsAndLosesNothing() throws Exception {
         try (SessionPair pair = new SessionPair(c -> c)) {
-            LocalRegion region = pair.serverSession.allocate(64, Access.LOCAL_WRITE, Access.REMOTE_WRITE);
+            LocalRegion region = pair.serverSession.allocate(64, Access.LOCAL_WRITE, Access.REMOTE_WRITE,
+                    Access.REMOTE_READ);
             // No immediates() subscriber yet: only the reserve of credits exists, so a few go and the rest wait.
             List<Mono<Void>> writes = new ArrayList<>();
             for (int i = 0; i < 20; i++) {
@@ -235,8 +234,12 @@ class AtomicsAndImmediateDataTest {
             }
             Mono<Void> all = Mono.when(writes).cache();
             all.subscribe(v -> { }, e -> { });
-            Thread.sleep(200);
+            // A Read posted after them returns only once the server has taken in all that went before it on the
+            // stream: a Write with Immediate Data sent without a credit would have found no receive buffer there,
+            // and the server would have Terminated the stream instead of answering.
+            pair.client.read(region.remote().slice(8, 8)).block(TIMEOUT);
             assertThat(pair.client.isDisposed()).isFalse();
+            assertThat(all.toFuture()).as("the Writes beyond the reserve wait for credits").isNotDone();
             List<Long> expected = new ArrayList<>();
             for (long i = 0; i < 20; i++) {
                 expected.add(i);

@@ -1,6 +1,7 @@
 package io.softrdma.reactive;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -32,10 +33,11 @@ class FaultsUnderLoadTest {
     @ValueSource(strings = {"client resets", "server resets", "server closes"})
     void everySubscriberEndsExactlyOnceAndTheClientReconnects(String fault) throws Exception {
         CompletableFuture<RdmaSession> accepted = new CompletableFuture<>();
+        AtomicInteger streamed = new AtomicInteger();
         DisposableRdmaServer server = RdmaServer.create().host("127.0.0.1").port(0).handle(session -> {
             accepted.complete(session);
             session.respond(request -> Mono.delay(Duration.ofMillis(1)).thenReturn(request), 16);
-            return session.receive().then();
+            return session.receive().doOnNext(m -> streamed.incrementAndGet()).then();
         }).bindNow();
         try {
             RdmaSession client = RdmaClient.create().host("127.0.0.1").port(server.port()).connect().block(TIMEOUT);
@@ -72,7 +74,8 @@ class FaultsUnderLoadTest {
             }
             watch.apply(client.send(Flux.range(0, 1_000_000).map(i -> Unpooled.directBuffer(64).writeZero(64))))
                     .subscribe(v -> { }, e -> { });
-            Thread.sleep(20); // let the stream get going
+            // The stream is going: the fault cuts it, and whatever else is in flight, mid-way.
+            await().atMost(TIMEOUT).pollInterval(Duration.ofMillis(1)).until(() -> streamed.get() >= 100);
 
             switch (fault) {
                 case "client resets" -> reset(client.connection().channel());

@@ -1,6 +1,7 @@
 package io.softrdma.reactive;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -39,10 +40,7 @@ class LimitsTest {
                     .verify(TIMEOUT);
             // A session that ends makes room.
             open.remove(0).dispose();
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-            while (server.sessionCount() > 1 && System.nanoTime() < deadline) {
-                Thread.onSpinWait();
-            }
+            await().atMost(TIMEOUT).until(() -> server.sessionCount() <= 1);
             open.add(RdmaClient.create().host("127.0.0.1").port(server.port()).connect().block(TIMEOUT));
         } finally {
             open.forEach(RdmaSession::dispose);

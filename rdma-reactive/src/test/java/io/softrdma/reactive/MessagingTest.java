@@ -1,6 +1,7 @@
 package io.softrdma.reactive;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -76,8 +77,11 @@ class MessagingTest {
 
     @Test
     void aCancelledRequestStillTakesItsAnswerAndLosesNoBuffer() {
-        serverSession.respond(request -> Mono.delay(Duration.ofMillis(100)).map(x -> request), 1);
+        // The answer waits until the request is cancelled: it cannot arrive first, whatever the machine's pace.
+        reactor.core.publisher.Sinks.Empty<Void> cancelled = reactor.core.publisher.Sinks.empty();
+        serverSession.respond(request -> cancelled.asMono().thenReturn(request), 1);
         client.request(ascii("cancelled")).subscribe().dispose();
+        cancelled.tryEmitEmpty();
         // The cancelled request's answer arrives and is dropped (the leak detector fails the test if its
         // buffer leaks); the session keeps working.
         StepVerifier.create(client.request(ascii("next")).map(MessagingTest::text)).expectNext("next")
@@ -92,17 +96,22 @@ class MessagingTest {
             produced.incrementAndGet();
             return Unpooled.directBuffer(8).writeLong(i);
         })).subscribe();
-        Mono.delay(Duration.ofMillis(100)).block();
+        // Stalled: the one message the credit reserve lets through has arrived, and the client's event loop has
+        // finished the work that sent it (and asked the publisher for more): a task queued behind it has run.
+        await().atMost(TIMEOUT).until(() -> serverSession.messagesBuffered() >= 1);
+        assertThat(client.connection().channel().eventLoop().submit(() -> { }).awaitUninterruptibly(TIMEOUT.toMillis()))
+                .isTrue();
         sending.dispose();
         long taken = produced.get();
         assertThat(taken).as("messages taken from the publisher: bounded by the send window")
                 .isLessThanOrEqualTo(MessagingOptions.DEFAULTS.sendWindow());
-        Mono.delay(Duration.ofMillis(50)).block();
-        assertThat(produced.get()).as("nothing taken after the cancel").isEqualTo(taken);
         // What was queued before the cancel may still go; then the session works as before.
         StepVerifier.create(Flux.merge(client.send(Mono.just(ascii("after"))).then(Mono.<String>empty()),
                 serverSession.receive().map(MessagingTest::textOrLong).filter(t -> t.equals("after")).take(1)))
                 .expectNext("after").expectComplete().verify(TIMEOUT);
+        // "after" went behind the cancelled send's queued messages: they were sent, each freeing room in its send
+        // window, and a send still subscribed would have asked its publisher for more.
+        assertThat(produced.get()).as("nothing taken after the cancel").isEqualTo(taken);
     }
 
     /** A message as text, or as the long it holds when it is 8 octets that are not printable. */

@@ -1,6 +1,7 @@
 package io.softrdma.reactive;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -127,10 +128,7 @@ class MetricsRecorderTest {
                 raw.setSoTimeout(5000);
                 assertThat(raw.getInputStream().read()).as("the server closed the stream").isEqualTo(-1);
             }
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-            while (serverSide.events.size() < 2 && System.nanoTime() < deadline) {
-                Thread.sleep(10);
-            }
+            await().atMost(TIMEOUT).until(() -> serverSide.events.size() >= 2);
             assertThat(serverSide.events).containsExactly("startup REJECTED", "startup FAILED");
             assertThat(clientSide.events).containsExactly("startup REJECTED");
         } finally {

@@ -118,10 +118,6 @@ class RdmaDefaultMpaTest {
     }
 
     private static String text(ByteBuf b) {
-        try {
-            return b.toString(StandardCharsets.UTF_8);
-        } finally {
-            b.release();
-        }
+        return b.toString(StandardCharsets.UTF_8);
     }
 }

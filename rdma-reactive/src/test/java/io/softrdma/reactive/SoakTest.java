@@ -1,6 +1,7 @@
 package io.softrdma.reactive;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
@@ -63,10 +64,7 @@ class SoakTest {
                         .block(Duration.ofSeconds(20));
                 clients.add(c);
             }
-            long waitUntil = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-            while (regions.size() < CONNECTIONS && System.nanoTime() < waitUntil) {
-                Thread.sleep(10);
-            }
+            await().atMost(Duration.ofSeconds(10)).until(() -> regions.size() >= CONNECTIONS);
             assertThat(regions).hasSize(CONNECTIONS);
             // The client learns its region's handle out of band: here, straight from the server side's map.
             for (int i = 0; i < CONNECTIONS; i++) {
@@ -91,6 +89,8 @@ class SoakTest {
             long end = start + DURATION.toNanos();
             long[] atHalf = null;
             for (long second = 1; System.nanoTime() < end; second++) {
+                // Pacing, not waiting for anything: the soak's clock, one memory sample a second. Every check
+                // below is on what the load did (failures, each connection's rounds, the samples), however many.
                 Thread.sleep(Math.max(0, Math.min(1000, (end - System.nanoTime()) / 1_000_000)));
                 if (atHalf == null && System.nanoTime() - start >= DURATION.toNanos() / 2) {
                     atHalf = java.util.Arrays.stream(perConnection).mapToLong(AtomicLong::get).toArray();

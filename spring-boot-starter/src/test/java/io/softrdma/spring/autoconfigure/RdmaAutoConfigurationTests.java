@@ -1,6 +1,7 @@
 package io.softrdma.spring.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -37,11 +38,7 @@ class RdmaAutoConfigurationTests {
     static void awaitServerSessions(org.springframework.context.ApplicationContext context, int n)
             throws InterruptedException {
         RdmaActivity.Role server = context.getBean(RdmaActivity.class).server();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (server.openSessions().size() != n && System.nanoTime() < deadline) {
-            Thread.sleep(10);
-        }
-        assertThat(server.openSessions()).hasSize(n);
+        await().atMost(TIMEOUT).untilAsserted(() -> assertThat(server.openSessions()).hasSize(n));
     }
 
     static String text(ByteBuf b) {

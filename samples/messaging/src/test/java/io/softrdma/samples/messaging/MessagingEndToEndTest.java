@@ -1,6 +1,7 @@
 package io.softrdma.samples.messaging;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import io.softrdma.testing.HttpProbe;
@@ -28,12 +29,13 @@ class MessagingEndToEndTest {
                             "--rdma.client.port=" + consumerRdma, "--messaging.messages=" + MESSAGES)) {
                 Producer p = producer.getBean(Producer.class);
                 Consumer c = consumer.getBean(Consumer.class);
-                long mostAhead = 0;
-                long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-                while (c.received() < MESSAGES && System.nanoTime() < deadline) {
-                    mostAhead = Math.max(mostAhead, p.produced() - c.received());
-                    Thread.sleep(20);
-                }
+                java.util.concurrent.atomic.AtomicLong ahead = new java.util.concurrent.atomic.AtomicLong();
+                // Each poll also samples how far the producer is ahead.
+                await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(20)).until(() -> {
+                    ahead.accumulateAndGet(p.produced() - c.received(), Math::max);
+                    return c.received() >= MESSAGES;
+                });
+                long mostAhead = ahead.get();
                 double seconds = (System.nanoTime() - start) / 1e9;
                 assertThat(c.received()).isEqualTo(MESSAGES);
                 assertThat(c.outOfOrder()).isZero();

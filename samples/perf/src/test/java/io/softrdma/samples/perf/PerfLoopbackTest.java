@@ -131,10 +131,20 @@ class PerfLoopbackTest {
     void twoProcessModeServesAClient() throws Exception {
         // The server runs until its process ends (or, here, its thread is interrupted).
         int port = freePort();
+        java.util.concurrent.CountDownLatch listening = new java.util.concurrent.CountDownLatch(1);
+        PrintStream serverOut = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8) {
+            @Override
+            public void println(String line) {
+                super.println(line);
+                if (line.startsWith("perf server listening")) {
+                    listening.countDown();
+                }
+            }
+        };
         Thread server = new Thread(() -> {
             try {
                 PerfMain.run(PerfOptions.parse(new String[] {"--server", "--port", Integer.toString(port)}),
-                        new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
+                        serverOut);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             } catch (Exception e) {
@@ -145,18 +155,9 @@ class PerfLoopbackTest {
         server.start();
         PerfOptions client = PerfOptions.parse(new String[] {"--connect", "127.0.0.1:" + port, "--test", "write,send",
             "--size", "4K", "--iterations", "200", "--warmup", "0", "--json", "--no-progress"});
-        List<PerfResult> results = null;
-        for (int attempt = 0; results == null; attempt++) {
-            try {
-                results = PerfMain.run(client, new PrintStream(new ByteArrayOutputStream(), true,
-                        StandardCharsets.UTF_8));
-            } catch (Exception e) {
-                if (attempt > 50) {
-                    throw e;
-                }
-                Thread.sleep(100); // the server thread is still binding
-            }
-        }
+        assertThat(listening.await(10, TimeUnit.SECONDS)).as("the server says it listens").isTrue();
+        List<PerfResult> results = PerfMain.run(client, new PrintStream(new ByteArrayOutputStream(), true,
+                StandardCharsets.UTF_8));
         assertThat(results).extracting(PerfResult::test).containsExactly("write", "send");
         assertThat(results).allSatisfy(r -> assertThat(Double.isNaN(r.serverCpu())).isTrue());
         server.interrupt();

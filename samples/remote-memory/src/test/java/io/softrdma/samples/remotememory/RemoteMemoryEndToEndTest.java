@@ -1,6 +1,7 @@
 package io.softrdma.samples.remotememory;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import java.util.List;
@@ -28,10 +29,7 @@ class RemoteMemoryEndToEndTest {
                             "--remote-memory.service-url=http://127.0.0.1:" + serviceHttp,
                             "--remote-memory.interval=100ms", "--remote-memory.rounds=0")) {
                 RemoteMemoryCheck check = client.getBean(RemoteMemoryCheck.class);
-                long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-                while (check.results().size() < 3 && System.nanoTime() < deadline) {
-                    Thread.sleep(50);
-                }
+                await().atMost(Duration.ofSeconds(60)).until(() -> check.results().size() >= 3);
                 List<RemoteMemoryCheck.Result> results = check.results();
                 assertThat(results).hasSizeGreaterThanOrEqualTo(3);
                 assertThat(results).allSatisfy(r -> assertThat(r.passed()).as(r.detail()).isTrue());

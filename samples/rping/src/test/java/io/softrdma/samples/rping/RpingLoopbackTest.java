@@ -1,6 +1,7 @@
 package io.softrdma.samples.rping;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -89,12 +90,9 @@ class RpingLoopbackTest {
                     Integer.toString(i), "-V");
             assertThat(client.exitCode(EXIT)).as("%s", client).isZero();
         }
-        long deadline = System.nanoTime() + EXIT.toNanos();
-        while (!server.out().contains("2 pings served") && System.nanoTime() < deadline) {
-            Thread.sleep(10);
-        }
-        assertThat(server.out()).contains("rping: connection from 127.0.0.1: 1 pings served, data verified\n",
-                "rping: connection from 127.0.0.1: 2 pings served, data verified\n");
+        await().atMost(EXIT).untilAsserted(() -> assertThat(server.out()).as("%s", server).contains(
+                "rping: connection from 127.0.0.1: 1 pings served, data verified\n",
+                "rping: connection from 127.0.0.1: 2 pings served, data verified\n"));
         assertThat(server.finished()).as("-P keeps serving").isFalse();
         server.interrupt();
         assertThat(server.exitCode(EXIT)).isZero();
