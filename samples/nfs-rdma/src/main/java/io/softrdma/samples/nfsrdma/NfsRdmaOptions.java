@@ -1,12 +1,15 @@
 package io.softrdma.samples.nfsrdma;
 
+import static io.softrdma.samples.cli.OptionValues.wholeNumber;
+
 import io.softrdma.mpa.MpaSettings;
 import io.softrdma.rpc.RpcAuth;
+import io.softrdma.samples.cli.CommandLines;
+import io.softrdma.samples.cli.OptionValues;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import picocli.CommandLine;
@@ -74,7 +77,7 @@ public record NfsRdmaOptions(String host, int port, int nullCalls, String path, 
             "--timeout", "--probe", "--machine", "--uid", "--gid", "--verbose", "--debug", "--help");
 
     /** The {@code --help} text, made by picocli from the options below. */
-    static final String USAGE = commandLine(new Cli()).setSeparator(" ").getUsageMessage(CommandLine.Help.Ansi.OFF);
+    static final String USAGE = CommandLines.usage(commandLine(new Cli()));
 
     /** The MPA settings: revision 2, CRC as asked, every MPA timeout the call timeout. */
     public MpaSettings mpaSettings() {
@@ -94,12 +97,7 @@ public record NfsRdmaOptions(String host, int port, int nullCalls, String path, 
 
     /** Whether the arguments ask for the usage text. */
     static boolean wantsHelp(String[] args) {
-        for (String a : args) {
-            if (a.equals("--help") || a.equals("-h")) {
-                return true;
-            }
-        }
-        return false;
+        return CommandLines.wantsHelp(args);
     }
 
     /**
@@ -109,25 +107,13 @@ public record NfsRdmaOptions(String host, int port, int nullCalls, String path, 
      */
     public static NfsRdmaOptions parse(String... args) {
         Cli cli = new Cli();
-        try {
-            CommandLine.ParseResult parsed = commandLine(cli).parseArgs(args);
-            Set<String> seen = new HashSet<>();
-            for (CommandLine.Model.ArgSpec arg : parsed.matchedArgs()) {
-                if (arg instanceof CommandLine.Model.OptionSpec o && o.arity().max() > 0
-                        && !seen.add(o.longestName())) {
-                    throw new IllegalArgumentException(o.longestName() + " is given twice");
-                }
-            }
-        } catch (CommandLine.ParameterException e) {
-            throw new IllegalArgumentException(problem(e), e);
-        }
+        CommandLines.rejectRepeated(CommandLines.parse(commandLine(cli), args, "--"));
         return cli.build();
     }
 
     private static CommandLine commandLine(Cli cli) {
         // Repeated options are let through here and reported above, with the option's name.
-        CommandLine cl = new CommandLine(cli).setOverwrittenOptionsAllowed(true).setExpandAtFiles(false);
-        cl.setUsageHelpLongOptionsMaxWidth(22);
+        CommandLine cl = CommandLines.create(cli).setUsageHelpLongOptionsMaxWidth(22);
         cl.getHelpSectionMap().put(CommandLine.Model.UsageMessageSpec.SECTION_KEY_OPTION_LIST, help -> {
             List<CommandLine.Model.OptionSpec> what = new ArrayList<>();
             List<CommandLine.Model.OptionSpec> transport = new ArrayList<>();
@@ -140,28 +126,17 @@ public record NfsRdmaOptions(String host, int port, int nullCalls, String path, 
         return cl;
     }
 
-    /** A mistake picocli found, said the way the checks below say theirs. */
-    private static String problem(CommandLine.ParameterException e) {
-        if (e instanceof CommandLine.UnmatchedArgumentException u && !u.getUnmatched().isEmpty()) {
-            String a = u.getUnmatched().get(0);
-            return a.startsWith("-") ? "unknown option " + a.split("=", 2)[0]
-                    : "unexpected argument " + a + " (options start with --)";
-        }
-        if (e instanceof CommandLine.MissingParameterException m && !m.getMissing().isEmpty()
-                && m.getMissing().get(0) instanceof CommandLine.Model.OptionSpec o) {
-            return o.longestName() + " needs a value";
-        }
-        return e.getMessage();
-    }
-
-    /** The command line as picocli reads it: the values as given, checked together by {@link #build()}. */
-    @Command(name = "nfs-rdma", synopsisHeading = "usage: ", customSynopsis = {
+    /**
+     * The command line as picocli reads it: the values as given, checked together by {@link #build()}; the usage
+     * text is laid out by {@link CommandLines#create}, its option list split in two by {@link #commandLine}.
+     */
+    @Command(name = "nfs-rdma", customSynopsis = {
         "nfs-rdma --null N [--host H] [--port P] [transport options]",
         "       nfs-rdma --read PATH [--offset O] [--count C] [--chunk-size S] [--out FILE]",
         "                [--stateid ones|zero] [--window W] [--host H] [--port P] [transport options]"},
             descriptionHeading = "%n", description = "An NFSv4.0 client over RPC-over-RDMA v1 (RFC 8166), e.g. for"
                     + " the Linux kernel NFS server (svcrdma).",
-            optionListHeading = "%n", sortOptions = false, usageHelpWidth = 100, footerHeading = "%n",
+            footerHeading = "%n",
             footer = "exit status: 0 success, 1 failure (one line \"nfs-rdma: error: ...\" on stderr), 2 bad usage")
     private static final class Cli {
         @Option(names = "--null", paramLabel = "N", description = "make N NULL calls one after the other; print"
@@ -228,20 +203,20 @@ public record NfsRdmaOptions(String host, int port, int nullCalls, String path, 
 
         NfsRdmaOptions build() {
             int nullCalls = this.nullCalls == null ? 0
-                    : (int) number(this.nullCalls, "--null", 1, 1_000_000, " (NULL calls to make)");
+                    : (int) wholeNumber(this.nullCalls, "--null", 1, 1_000_000, " (NULL calls to make)");
             if (path != null) {
                 Nfs4Compound.pathComponents(path); // the path's own checks, with their message
             }
             if (host != null && host.isBlank()) {
                 throw new IllegalArgumentException("--host needs a host name or address");
             }
-            int port = this.port == null ? DEFAULT_PORT : (int) number(this.port, "--port", 1, 65535, "");
-            long offset = this.offset == null ? 0 : number(this.offset, "--offset", 0, Long.MAX_VALUE, "");
-            long count = this.count == null ? -1 : number(this.count, "--count", 1, Long.MAX_VALUE, " (octets to"
-                    + " read; leave it out to read to the end of the file)");
-            int chunkSize = this.chunkSize == null ? DEFAULT_CHUNK_SIZE : (int) number(this.chunkSize, "--chunk-size",
-                    1, MAX_CHUNK_SIZE, " (octets per READ call; Linux svcrdma serves at most max_block_size, 131072"
-                            + " in the siw VM, per READ)");
+            int port = this.port == null ? DEFAULT_PORT : (int) wholeNumber(this.port, "--port", 1, 65535);
+            long offset = this.offset == null ? 0 : wholeNumber(this.offset, "--offset", 0, Long.MAX_VALUE);
+            long count = this.count == null ? -1 : wholeNumber(this.count, "--count", 1, Long.MAX_VALUE, " (octets"
+                    + " to read; leave it out to read to the end of the file)");
+            int chunkSize = this.chunkSize == null ? DEFAULT_CHUNK_SIZE : (int) wholeNumber(this.chunkSize,
+                    "--chunk-size", 1, MAX_CHUNK_SIZE, " (octets per READ call; Linux svcrdma serves at most"
+                            + " max_block_size, 131072 in the siw VM, per READ)");
             if (out != null && out.isBlank()) {
                 throw new IllegalArgumentException("--out needs a file name");
             }
@@ -251,32 +226,29 @@ public record NfsRdmaOptions(String host, int port, int nullCalls, String path, 
                 default -> throw new IllegalArgumentException("--stateid " + this.stateid + ": use ones (READ"
                         + " bypass) or zero (anonymous)");
             };
-            int window = this.window == null ? 0 : (int) number(this.window, "--window", 1, 1024, " (READ calls in"
-                    + " flight)");
-            boolean crc = this.crc != null && switch (this.crc) {
-                case "on" -> true;
-                case "off" -> false;
-                default -> throw new IllegalArgumentException("--crc " + this.crc + ": use on or off");
-            };
-            int credits = this.credits == null ? DEFAULT_CREDITS : (int) number(this.credits, "--credits", 1, 1024,
-                    " (calls outstanding)");
-            int inlineSize = this.inlineSize == null ? DEFAULT_INLINE_SIZE : (int) number(this.inlineSize,
+            int window = this.window == null ? 0 : (int) wholeNumber(this.window, "--window", 1, 1024, " (READ calls"
+                    + " in flight)");
+            boolean crc = this.crc != null && OptionValues.onOff(this.crc, "--crc");
+            int credits = this.credits == null ? DEFAULT_CREDITS : (int) wholeNumber(this.credits, "--credits", 1,
+                    1024, " (calls outstanding)");
+            int inlineSize = this.inlineSize == null ? DEFAULT_INLINE_SIZE : (int) wholeNumber(this.inlineSize,
                     "--inline-size", 1024, 262144, " in whole KiB (RFC 8797 encodes KiB - 1 in one octet)");
             if (inlineSize % 1024 != 0) {
                 throw new IllegalArgumentException("--inline-size " + this.inlineSize + " must be a whole number of KiB"
                         + " (a multiple of 1024): RFC 8797 advertises sizes in KiB");
             }
-            Duration timeout = this.timeout == null ? DEFAULT_TIMEOUT : seconds(this.timeout);
+            Duration timeout = this.timeout == null ? DEFAULT_TIMEOUT : OptionValues.timeout(this.timeout, "--timeout");
             Duration firstFpduProbe = probe == null ? MpaSettings.defaults().firstFpduProbe()
-                    : Duration.ofMillis(number(probe, "--probe", 0, 60_000, " (milliseconds; 0 turns the probe off)"));
+                    : Duration.ofMillis(wholeNumber(probe, "--probe", 0, 60_000, " (milliseconds; 0 turns the probe"
+                            + " off)"));
             if (machine != null) {
                 int octets = machine.getBytes(StandardCharsets.UTF_8).length;
                 if (octets == 0 || octets > 255) {
                     throw new IllegalArgumentException("--machine needs a name of 1 to 255 octets (AUTH_SYS)");
                 }
             }
-            int uid = this.uid == null ? 0 : (int) number(this.uid, "--uid", 0, 0xFFFF_FFFFL, "");
-            int gid = this.gid == null ? 0 : (int) number(this.gid, "--gid", 0, 0xFFFF_FFFFL, "");
+            int uid = this.uid == null ? 0 : (int) wholeNumber(this.uid, "--uid", 0, 0xFFFF_FFFFL);
+            int gid = this.gid == null ? 0 : (int) wholeNumber(this.gid, "--gid", 0, 0xFFFF_FFFFL);
             if (nullCalls > 0 && path != null) {
                 throw new IllegalArgumentException("--null and --read exclude each other: one run makes NULL calls"
                         + " or reads a file");
@@ -303,31 +275,5 @@ public record NfsRdmaOptions(String host, int port, int nullCalls, String path, 
                     window, timeout, firstFpduProbe, machine == null ? DEFAULT_MACHINE : machine, uid, gid,
                     verbose);
         }
-    }
-
-    private static long number(String v, String option, long min, long max, String what) {
-        try {
-            long n = Long.parseLong(v.trim());
-            if (n >= min && n <= max) {
-                return n;
-            }
-        } catch (NumberFormatException e) {
-            // reported below
-        }
-        throw new IllegalArgumentException(option + " " + v + " must be a whole number from " + min + " to "
-                + max + what);
-    }
-
-    private static Duration seconds(String v) {
-        try {
-            double s = Double.parseDouble(v.trim());
-            if (s > 0 && s <= 86_400) {
-                return Duration.ofNanos(Math.max(1_000_000L, (long) (s * 1e9)));
-            }
-        } catch (NumberFormatException e) {
-            // reported below
-        }
-        throw new IllegalArgumentException("--timeout " + v + " must be a number of seconds above 0 (at most"
-                + " 86400)");
     }
 }

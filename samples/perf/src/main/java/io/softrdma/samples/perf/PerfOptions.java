@@ -1,5 +1,7 @@
 package io.softrdma.samples.perf;
 
+import io.softrdma.samples.cli.CommandLines;
+import io.softrdma.samples.cli.OptionValues;
 import io.softrdma.samples.perf.PerfProtocol.Test;
 import io.softrdma.transport.TransportKind;
 import java.time.Duration;
@@ -70,7 +72,7 @@ record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Durat
     static final long LATENCY_ROUND_TRIPS = 20_000;
 
     /** The {@code --help} text, made by picocli from the options below. */
-    static final String USAGE = commandLine(new Cli()).setSeparator(" ").getUsageMessage(CommandLine.Help.Ansi.OFF);
+    static final String USAGE = CommandLines.usage(commandLine(new Cli()));
 
     /**
      * Parses a command line.
@@ -79,43 +81,25 @@ record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Durat
      */
     static PerfOptions parse(String[] args) {
         Cli cli = new Cli();
-        try {
-            commandLine(cli).parseArgs(args);
-        } catch (CommandLine.ParameterException e) {
-            throw new IllegalArgumentException(problem(e), e);
-        }
+        CommandLines.parse(commandLine(cli), args, "--");
         return cli.build();
     }
 
     private static CommandLine commandLine(Cli cli) {
-        CommandLine cl = new CommandLine(cli).setOverwrittenOptionsAllowed(true).setExpandAtFiles(false);
-        cl.setUsageHelpLongOptionsMaxWidth(27);
-        return cl;
+        return CommandLines.create(cli).setUsageHelpLongOptionsMaxWidth(27);
     }
 
-    /** A mistake picocli found, said the way the checks below say theirs. */
-    private static String problem(CommandLine.ParameterException e) {
-        if (e instanceof CommandLine.UnmatchedArgumentException u && !u.getUnmatched().isEmpty()) {
-            String a = u.getUnmatched().get(0);
-            return a.startsWith("-") ? "unknown option " + a.split("=", 2)[0]
-                    : "unexpected argument " + a + " (options start with --)";
-        }
-        if (e instanceof CommandLine.MissingParameterException m && !m.getMissing().isEmpty()
-                && m.getMissing().get(0) instanceof CommandLine.Model.OptionSpec o) {
-            return o.longestName() + " needs a value";
-        }
-        return e.getMessage();
-    }
-
-    /** The command line as picocli reads it: the values as given, checked by {@link #build()}. */
-    @Command(name = "perf", synopsisHeading = "usage: ", customSynopsis = "java -jar perf.jar [options]",
+    /**
+     * The command line as picocli reads it: the values as given, checked by {@link #build()}; the last of a
+     * repeated option counts, and the usage text is laid out by {@link CommandLines#create}.
+     */
+    @Command(name = "perf", customSynopsis = "java -jar perf.jar [options]",
             description = {
                 "  Measures RDMA Write, Read and Send over SoftRDMA (iWARP: RDMAP/DDP/MPA on TCP), and the RFC",
                 "  7306 atomics Fetch-and-Add and Compare-and-Swap on one 64-bit word: bandwidth (atomics: the",
                 "  rate) with many operations in flight, and latency one operation at a time. By default server",
                 "  and client run in this process on 127.0.0.1, and each test is measured over raw TCP too, the",
-                "  same way, in the same run."},
-            optionListHeading = "%n", sortOptions = false, usageHelpWidth = 100)
+                "  same way, in the same run."})
     private static final class Cli {
         @Option(names = "--api", paramLabel = "verbs|reactive|all", description = "verbs (default): RDMA Write,"
                 + " Read, Send and atomics next to raw TCP; reactive: the reactive API (send/receive, request) next"
@@ -179,8 +163,8 @@ record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Durat
                     : parseSeconds(this.duration, "--duration", false);
             Duration warmup = this.warmup == null ? Duration.ofSeconds(1) : parseSeconds(this.warmup, "--warmup", true);
             double rate = this.rate == null ? 0 : parseRate(this.rate);
-            boolean crc = this.crc == null || onOff(this.crc, "--crc");
-            boolean markers = this.markers != null && onOff(this.markers, "--markers");
+            boolean crc = this.crc == null || OptionValues.onOff(this.crc, "--crc");
+            boolean markers = this.markers != null && OptionValues.onOff(this.markers, "--markers");
             int mpaRevision = this.mpaRevision == null ? 2 : parseRevision(this.mpaRevision);
             Integer port = this.port == null ? null : parsePort(this.port);
             String connect = this.connect == null ? null : parseHostPort(this.connect);
@@ -355,14 +339,6 @@ record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Durat
             // fall through
         }
         throw new IllegalArgumentException("--rate " + v + " must be a positive number of MiB/s");
-    }
-
-    private static boolean onOff(String v, String option) {
-        return switch (v) {
-            case "on" -> true;
-            case "off" -> false;
-            default -> throw new IllegalArgumentException(option + " " + v + ": use on or off");
-        };
     }
 
     private static int parsePort(String v) {

@@ -1,7 +1,11 @@
 package io.softrdma.samples.rping;
 
+import static io.softrdma.samples.cli.OptionValues.wholeNumber;
+
 import io.softrdma.mpa.MpaSettings;
 import io.softrdma.mpa.PeerToPeerMode;
+import io.softrdma.samples.cli.CommandLines;
+import io.softrdma.samples.cli.OptionValues;
 import java.time.Duration;
 import java.util.Locale;
 import picocli.CommandLine;
@@ -55,7 +59,7 @@ public record RpingOptions(boolean server, String address, int port, int count, 
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(30);
 
     /** The {@code --help} text, made by picocli from the options below. */
-    static final String USAGE = commandLine(new Cli()).setSeparator(" ").getUsageMessage(CommandLine.Help.Ansi.OFF);
+    static final String USAGE = CommandLines.usage(commandLine(new Cli()));
 
     /** The MPA settings these options ask for; every MPA timeout is the step timeout. */
     public MpaSettings mpaSettings() {
@@ -66,12 +70,7 @@ public record RpingOptions(boolean server, String address, int port, int count, 
 
     /** Whether the arguments ask for the usage text ({@code --help} anywhere). */
     static boolean wantsHelp(String[] args) {
-        for (String a : args) {
-            if (a.equals("--help") || a.equals("-h")) {
-                return true;
-            }
-        }
-        return false;
+        return CommandLines.wantsHelp(args);
     }
 
     /**
@@ -81,39 +80,22 @@ public record RpingOptions(boolean server, String address, int port, int count, 
      */
     public static RpingOptions parse(String[] args) {
         Cli cli = new Cli();
-        try {
-            commandLine(cli).parseArgs(args);
-        } catch (CommandLine.ParameterException e) {
-            throw new IllegalArgumentException(problem(e), e);
-        }
+        CommandLines.parse(commandLine(cli), args, "-");
         return cli.build();
     }
 
     private static CommandLine commandLine(Cli cli) {
-        // getopt's ways: -vV, -p7174; and as rping, the last of a repeated option counts.
-        return new CommandLine(cli).setPosixClusteredShortOptionsAllowed(true).setOverwrittenOptionsAllowed(true)
-                .setExpandAtFiles(false);
+        // getopt's ways: -vV, -p7174; and as rping, the last of a repeated option counts (CommandLines.create).
+        return CommandLines.create(cli).setPosixClusteredShortOptionsAllowed(true);
     }
 
-    /** A mistake picocli found, said the way the checks below say theirs. */
-    private static String problem(CommandLine.ParameterException e) {
-        if (e instanceof CommandLine.UnmatchedArgumentException u && !u.getUnmatched().isEmpty()) {
-            String a = u.getUnmatched().get(0);
-            return a.startsWith("-") ? "unknown option " + a.split("=", 2)[0]
-                    : "unexpected argument " + a + " (options start with -)";
-        }
-        if (e instanceof CommandLine.MissingParameterException m && !m.getMissing().isEmpty()
-                && m.getMissing().get(0) instanceof CommandLine.Model.OptionSpec o) {
-            return o.longestName() + " needs a value";
-        }
-        return e.getMessage();
-    }
-
-    /** The command line as picocli reads it: the values as given, checked together by {@link #build()}. */
-    @Command(name = "rping", synopsisHeading = "usage: ", customSynopsis = {
+    /**
+     * The command line as picocli reads it: the values as given, checked together by {@link #build()}; the usage
+     * text is laid out by {@link CommandLines#create}.
+     */
+    @Command(name = "rping", customSynopsis = {
         "rping -s [-a ADDR] [-p PORT] [-S SIZE] [-v] [-V] [-d] [-P] [MPA options]",
-        "       rping -c -a ADDR [-p PORT] [-C COUNT] [-S SIZE] [-v] [-V] [-d] [MPA options]"},
-            optionListHeading = "%n", sortOptions = false, usageHelpWidth = 100)
+        "       rping -c -a ADDR [-p PORT] [-C COUNT] [-S SIZE] [-v] [-V] [-d] [MPA options]"})
     private static final class Cli {
         @Option(names = "-s", description = "server: listen and serve pings")
         boolean server;
@@ -170,19 +152,16 @@ public record RpingOptions(boolean server, String address, int port, int count, 
             if (address != null && address.isBlank()) {
                 throw new IllegalArgumentException("-a needs an address");
             }
-            Integer port = this.port == null ? null : integer(this.port, "-p", 0, 65535);
-            int count = this.count == null ? 0 : integer(this.count, "-C", 0, Integer.MAX_VALUE);
-            int size = this.size == null ? DEFAULT_SIZE : integer(this.size, "-S", MIN_SIZE, MAX_SIZE);
+            Integer port = this.port == null ? null : (int) wholeNumber(this.port, "-p", 0, 65535);
+            int count = this.count == null ? 0 : (int) wholeNumber(this.count, "-C", 0, Integer.MAX_VALUE);
+            int size = this.size == null ? DEFAULT_SIZE : (int) wholeNumber(this.size, "-S", MIN_SIZE, MAX_SIZE,
+                    " (rping's RPING_MIN_BUFSIZE to RPING_BUFSIZE - 1)");
             int mpaRevision = this.mpaRevision == null ? MpaSettings.REVISION_2 : switch (this.mpaRevision) {
                 case "1" -> MpaSettings.REVISION_1;
                 case "2" -> MpaSettings.REVISION_2;
                 default -> throw new IllegalArgumentException("--mpa-rev " + this.mpaRevision + ": use 1 or 2");
             };
-            boolean crc = this.crc != null && switch (this.crc) {
-                case "on" -> true;
-                case "off" -> false;
-                default -> throw new IllegalArgumentException("--crc " + this.crc + ": use on or off");
-            };
+            boolean crc = this.crc != null && OptionValues.onOff(this.crc, "--crc");
             PeerToPeerMode peerToPeer = this.peerToPeer == null ? PeerToPeerMode.OFF
                     : switch (this.peerToPeer.toLowerCase(Locale.ROOT)) {
                         case "off" -> PeerToPeerMode.OFF;
@@ -192,9 +171,9 @@ public record RpingOptions(boolean server, String address, int port, int count, 
                         default -> throw new IllegalArgumentException("--p2p " + this.peerToPeer
                                 + ": use off, write, read or any");
                     };
-            Duration timeout = this.timeout == null ? DEFAULT_TIMEOUT : seconds(this.timeout);
+            Duration timeout = this.timeout == null ? DEFAULT_TIMEOUT : OptionValues.timeout(this.timeout, "--timeout");
             Duration firstFpduProbe = probe == null ? MpaSettings.defaults().firstFpduProbe()
-                    : Duration.ofMillis(integer(probe, "--probe", 0, 60_000));
+                    : Duration.ofMillis(wholeNumber(probe, "--probe", 0, 60_000));
             if (client && address == null) {
                 throw new IllegalArgumentException("the client needs -a ADDR, the server's address");
             }
@@ -211,32 +190,6 @@ public record RpingOptions(boolean server, String address, int port, int count, 
             return new RpingOptions(server, address != null ? address : "0.0.0.0", port != null ? port : DEFAULT_PORT,
                     count, size, verbose, validate, debug, persistent, mpaRevision, crc, peerToPeer, timeout,
                     firstFpduProbe);
-        }
-
-        private static int integer(String v, String option, int min, int max) {
-            try {
-                long n = Long.parseLong(v.trim());
-                if (n >= min && n <= max) {
-                    return (int) n;
-                }
-            } catch (NumberFormatException e) {
-                // reported below
-            }
-            throw new IllegalArgumentException(option + " " + v + " must be a whole number from " + min + " to " + max
-                    + (option.equals("-S") ? " (rping's RPING_MIN_BUFSIZE to RPING_BUFSIZE - 1)" : ""));
-        }
-
-        private static Duration seconds(String v) {
-            try {
-                double s = Double.parseDouble(v.trim());
-                if (s > 0 && s <= 86_400) {
-                    return Duration.ofNanos(Math.max(1_000_000L, (long) (s * 1e9)));
-                }
-            } catch (NumberFormatException e) {
-                // reported below
-            }
-            throw new IllegalArgumentException("--timeout " + v + " must be a number of seconds above 0 (at most"
-                    + " 86400)");
         }
     }
 }
