@@ -63,8 +63,6 @@ import reactor.util.Loggers;
  */
 public final class RpcRdmaConnection implements Disposable {
     private static final Logger logger = Loggers.getLogger(RpcRdmaConnection.class);
-    /** A work request id the session never hands out: the Send was not posted. */
-    private static final long NOT_POSTED = -1;
 
     private final SessionProtocol.Context context;
     private final ProtectionDomain pd;
@@ -243,7 +241,8 @@ public final class RpcRdmaConnection implements Disposable {
         int xid = nextXid++;
         p.xid = xid;
         ByteBuf call = null;
-        long wrId = NOT_POSTED;
+        long wrId = 0;
+        boolean registered = false;
         try {
             List<WriteChunk> writes = List.of();
             if (p.resultSink != null) {
@@ -289,9 +288,10 @@ public final class RpcRdmaConnection implements Disposable {
             p.releaseArgs();
             outstanding.put(xid, p);
             wrId = context.register(slot);
+            registered = true;
             qp.postSend(SendWorkRequest.send(wrId, new ScatterGatherEntry(sendArena, offset, length)));
         } catch (RuntimeException e) {
-            if (wrId != NOT_POSTED) {
+            if (registered) {
                 context.unregister(wrId);
             }
             outstanding.remove(xid);
