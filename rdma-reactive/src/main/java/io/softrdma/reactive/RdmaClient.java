@@ -183,12 +183,25 @@ public final class RdmaClient {
                 SessionResources resources = SessionResources.create(device, queuePair, channel.eventLoop(),
                         protocol);
                 channel.attr(RESOURCES).set(resources);
+                // A connection that closes before connect() claims the resources (refused, reset) releases them:
+                // the protocol registered memory and posted receives for it already.
+                channel.closeFuture().addListener(f -> {
+                    SessionResources unclaimed = channel.attr(RESOURCES).getAndSet(null);
+                    if (unclaimed != null) {
+                        unclaimed.close(new io.softrdma.ConnectionClosedException("the TCP connection closed before"
+                                + " the MPA startup"));
+                    }
+                });
                 channel.attr(ESTABLISHED).set(RdmaPipeline.initiator(channel, resources.qp(),
                         protocol.privateData(config.privateDataUnsafe()), session.mpa(),
                         NettyPipeline.ReactiveBridge));
             }).doOnConnected(RdmaServer::readContinuously).connect().flatMap(connection -> {
                 CompletableFuture<RdmaConnection> established = connection.channel().attr(ESTABLISHED).get();
-                SessionResources resources = connection.channel().attr(RESOURCES).get();
+                SessionResources resources = connection.channel().attr(RESOURCES).getAndSet(null);
+                if (resources == null) {
+                    return Mono.error(new io.softrdma.ConnectionClosedException("the TCP connection closed before"
+                            + " the MPA startup"));
+                }
                 return Mono.fromFuture(established)
                         .map(rdma -> new RdmaSession(connection, rdma, resources, metrics))
                         .doOnError(t -> {

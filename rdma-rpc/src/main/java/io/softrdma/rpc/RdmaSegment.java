@@ -1,10 +1,12 @@
 package io.softrdma.rpc;
 
 import io.netty.buffer.ByteBuf;
+import io.softrdma.verbs.RemoteMemoryCodec;
 
 /**
  * An RDMA segment (RFC 8166 §4.1.1, {@code struct xdr_rdma_segment}): a handle (STag), a length in octets and a
- * 64-bit offset (tagged offset) naming registered memory of the requester.
+ * 64-bit offset (tagged offset) naming registered memory of the requester. On the wire through
+ * {@link RemoteMemoryCodec#RPC_RDMA_SEGMENT}, SoftRDMA's one codec for remote regions.
  *
  * @param handle the STag
  * @param length octets
@@ -12,17 +14,22 @@ import io.netty.buffer.ByteBuf;
  */
 public record RdmaSegment(int handle, int length, long offset) {
     /** Octets on the wire. */
-    public static final int LENGTH = 16;
+    public static final int LENGTH = RemoteMemoryCodec.LENGTH;
+    private static final RemoteMemoryCodec CODEC = RemoteMemoryCodec.RPC_RDMA_SEGMENT;
 
+    /** RFC 8166 §4.1.1: handle, length, offset, big-endian. */
     void encode(ByteBuf out) {
-        out.writeInt(handle);
-        out.writeInt(length);
-        out.writeLong(offset);
+        out.ensureWritable(LENGTH);
+        CODEC.set(out, out.writerIndex(), handle, offset, unsignedLength());
+        out.writerIndex(out.writerIndex() + LENGTH);
     }
 
     static RdmaSegment decode(ByteBuf in) {
         Xdr.require(in, LENGTH, "RDMA segment");
-        return new RdmaSegment(in.readInt(), in.readInt(), in.readLong());
+        int at = in.readerIndex();
+        RdmaSegment s = new RdmaSegment(CODEC.stag(in, at), (int) CODEC.length(in, at), CODEC.taggedOffset(in, at));
+        in.skipBytes(LENGTH);
+        return s;
     }
 
     /** The length as an unsigned number. */

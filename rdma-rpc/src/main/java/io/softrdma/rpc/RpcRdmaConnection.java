@@ -4,36 +4,30 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.EventLoop;
 import io.netty.util.collection.IntObjectHashMap;
-import io.netty.util.internal.logging.InternalLogger;
-import io.netty.util.internal.logging.InternalLoggerFactory;
 import io.softrdma.ConnectionClosedException;
-import io.softrdma.cm.ConnectionManager;
 import io.softrdma.cm.RdmaConnection;
 import io.softrdma.cm.RpcRdmaParameters;
-import io.softrdma.cm.RpcRdmaPrivateData;
-import io.softrdma.mpa.MpaSettings;
+import io.softrdma.reactive.RdmaSession;
+import io.softrdma.reactive.spi.PendingOperation;
+import io.softrdma.reactive.spi.ReceiveSlots;
+import io.softrdma.reactive.spi.SessionProtocol;
 import io.softrdma.verbs.Access;
-import io.softrdma.verbs.CompletionQueue;
 import io.softrdma.verbs.MemoryRegion;
 import io.softrdma.verbs.ProtectionDomain;
 import io.softrdma.verbs.QueuePair;
-import io.softrdma.verbs.QueuePairConfig;
-import io.softrdma.verbs.RdmaDevice;
-import io.softrdma.verbs.ReceiveWorkRequest;
 import io.softrdma.verbs.ScatterGatherEntry;
 import io.softrdma.verbs.SendWorkRequest;
 import io.softrdma.verbs.WorkCompletion;
-import io.softrdma.verbs.WorkCompletionStatus;
-import java.net.SocketAddress;
-import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.ThreadLocalRandom;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.MonoSink;
+import reactor.util.Logger;
+import reactor.util.Loggers;
 
 /**
  * One RPC-over-RDMA version 1 connection of a requester (RFC 8166): calls go as RDMA Sends with a transport header,
@@ -59,107 +53,73 @@ import reactor.core.publisher.MonoSink;
  *       {@link RpcRdmaProtocolException}; every outstanding call then fails with the cause.</li>
  * </ul>
  *
+ * <p>The connection runs on an {@link RdmaSession} ({@link #session()}) as its session protocol: the session owns the
+ * TCP connection, the queue pair, its completion queue and protection domain, and the lifecycle; this class is the
+ * protocol's engine for one connection (RFC 5040 §1's ULP). Replies land in the session's receive-slot arena
+ * ({@link ReceiveSlots}); the Sends of calls go from a registered send arena, with work request ids from the
+ * session.
+ *
  * <p>Thread safety: any thread may call; the state lives on the connection's event loop.
  */
 public final class RpcRdmaConnection implements Disposable {
-    private static final InternalLogger logger = InternalLoggerFactory.getInstance(RpcRdmaConnection.class);
-    private static final long RECEIVE_TAG = 1L << 62;
+    private static final Logger logger = Loggers.getLogger(RpcRdmaConnection.class);
 
-    private final RdmaConnection rdma;
+    private final SessionProtocol.Context context;
     private final ProtectionDomain pd;
     private final QueuePair qp;
-    private final CompletionQueue cq;
     private final EventLoop loop;
-    private final RpcRdmaParameters parameters;
     private final RpcRdmaCredits credits;
     private final RpcAuth credential;
     private final MemoryRegion sendArena;
-    private final MemoryRegion receiveArena;
     private final int sendSlotSize;
-    private final int receiveSlotSize;
-    private final int[] freeSendSlots;
+    private final SendSlot[] freeSendSlots;
     private int freeSendSlotCount;
+    private final ReceiveSlots receives;
     private final ArrayDeque<PendingCall> waiting = new ArrayDeque<>();
     private final IntObjectHashMap<PendingCall> outstanding = new IntObjectHashMap<>();
-    private final CompletableFuture<Void> ended = new CompletableFuture<>();
-    private final Mono<Void> onDispose;
+    private final Engine engine = new Engine();
     private int nextXid = ThreadLocalRandom.current().nextInt();
     private Throwable endCause;
+    private volatile RdmaConnection rdma;
+    private volatile RpcRdmaParameters parameters;
+    private volatile RdmaSession session;
     private volatile long remoteInvalidations;
     private volatile long localInvalidations;
     private volatile long unmatchedReplies;
-    private final CompletionQueue.Handler dispatch = this::dispatch;
 
-    private RpcRdmaConnection(RdmaConnection rdma, ProtectionDomain pd, CompletionQueue cq, MemoryRegion sendArena,
-            MemoryRegion receiveArena, int sendSlotSize, int receiveSlotSize, int maxCredits, RpcAuth credential) {
-        this.rdma = rdma;
-        this.pd = pd;
-        this.qp = rdma.queuePair();
-        this.cq = cq;
-        this.loop = rdma.channel().eventLoop();
-        this.parameters = rdma.rpcRdma();
+    /**
+     * Registers the send arena and the receive slots and posts every receive: RFC 8166 §3.3.2 wants a receive
+     * posted for each credit asked for, and before the connection is, so that the first reply has a buffer. On the
+     * event loop, before the MPA startup.
+     */
+    RpcRdmaConnection(SessionProtocol.Context context, int sendSize, int receiveSize, int maxCredits,
+            RpcAuth credential) {
+        this.context = context;
+        this.pd = context.protectionDomain();
+        this.qp = context.queuePair();
+        this.loop = context.eventLoop();
         this.credits = new RpcRdmaCredits(maxCredits);
         this.credential = credential;
-        this.sendArena = sendArena;
-        this.receiveArena = receiveArena;
-        this.sendSlotSize = sendSlotSize;
-        this.receiveSlotSize = receiveSlotSize;
-        this.freeSendSlots = new int[maxCredits];
+        this.sendSlotSize = sendSize;
+        this.sendArena = pd.allocate(Math.multiplyExact(maxCredits, sendSize), Access.of(Access.LOCAL_WRITE));
+        this.freeSendSlots = new SendSlot[maxCredits];
         for (int i = 0; i < maxCredits; i++) {
-            freeSendSlots[freeSendSlotCount++] = maxCredits - 1 - i;
+            freeSendSlots[freeSendSlotCount++] = new SendSlot(maxCredits - 1 - i);
         }
-        this.onDispose = Mono.fromFuture(ended.copy()).onErrorResume(t -> Mono.empty());
+        this.receives = new ReceiveSlots(pd, qp, loop, maxCredits, receiveSize);
+        receives.owner(engine);
+        receives.post(maxCredits);
     }
 
-    /** Sets up the queue pair and its buffers, posts the receives, and connects. */
-    static CompletableFuture<RpcRdmaConnection> connect(ConnectionManager cm, RdmaDevice device, SocketAddress remote,
-            MpaSettings mpa, RpcRdmaPrivateData privateData, int maxCredits, RpcAuth credential,
-            Duration connectTimeout) {
-        ProtectionDomain pd = device.allocateProtectionDomain();
-        CompletableFuture<RpcRdmaConnection> result = new CompletableFuture<>();
-        try {
-            CompletionQueue cq = device.createCompletionQueue(2 * maxCredits + 1);
-            // ORD: this side never reads; IRD: the responder RDMA-Reads Long Calls (Linux svcrdma up to 16 at once).
-            QueuePair qp = pd.createQueuePair(QueuePairConfig.of(cq).withSendQueueDepth(maxCredits)
-                    .withReceiveQueueDepth(maxCredits).withReadDepths(1, 16));
-            int sendSize = privateData.sendSize();
-            int receiveSize = privateData.receiveSize();
-            MemoryRegion sendArena = pd.allocate(maxCredits * sendSize, Access.of(Access.LOCAL_WRITE));
-            MemoryRegion receiveArena = pd.allocate(maxCredits * receiveSize, Access.of(Access.LOCAL_WRITE));
-            // RFC 8166 §3.3.2: receives are posted before the connection is, so the first reply has a buffer.
-            for (int i = 0; i < maxCredits; i++) {
-                qp.postReceive(ReceiveWorkRequest.of(RECEIVE_TAG | i, new ScatterGatherEntry(receiveArena,
-                        (long) i * receiveSize, receiveSize)));
-            }
-            // RFC 8797 §5.2: Linux svcrdma looks for the block at offset 0 of the private data, so nothing goes before.
-            cm.connect(remote, qp, privateData.encode(), mpa, connectTimeout).whenComplete((c, failure) -> {
-                if (failure != null) {
-                    pd.close();
-                    result.completeExceptionally(failure);
-                    return;
-                }
-                RpcRdmaConnection connection = new RpcRdmaConnection(c, pd, cq, sendArena, receiveArena, sendSize,
-                        receiveSize, maxCredits, credential);
-                connection.start();
-                if (!result.complete(connection)) {
-                    connection.dispose(); // the caller cancelled, or timed out, meanwhile: nobody owns it
-                }
-            });
-        } catch (RuntimeException e) {
-            pd.close();
-            result.completeExceptionally(e);
-        }
-        return result;
+    /** The session protocol's face of this connection. */
+    Engine engine() {
+        return engine;
     }
 
-    private void start() {
-        cq.setListener(q -> loop.execute(this::drainCompletions));
-        qp.closeFuture().whenComplete((v, t) -> loop.execute(() -> end(t == null
-                ? new ConnectionClosedException("the RPC-over-RDMA connection closed") : unwrap(t))));
-        loop.execute(() -> {
-            cq.requestNotification(false);
-            drainCompletions();
-        });
+    /** The session this connection runs on, once the client has it. */
+    RpcRdmaConnection attach(RdmaSession session) {
+        this.session = session;
+        return this;
     }
 
     /** What the RFC 8797 exchange settled: the inline thresholds each way and remote invalidation. */
@@ -195,9 +155,14 @@ public final class RpcRdmaConnection implements Disposable {
         return unmatchedReplies;
     }
 
-    /** The rdma-core connection below. */
+    /** The rdma-core connection below: negotiated MPA parameters and private data, the queue pair. */
     public RdmaConnection connection() {
         return rdma;
+    }
+
+    /** The session this connection runs on: its lifecycle, statistics, and the RFC 8797 parameters too. */
+    public RdmaSession session() {
+        return session;
     }
 
     /**
@@ -272,10 +237,12 @@ public final class RpcRdmaConnection implements Disposable {
         }
     }
 
-    private void start(PendingCall p, int slot) {
+    private void start(PendingCall p, SendSlot slot) {
         int xid = nextXid++;
         p.xid = xid;
         ByteBuf call = null;
+        long wrId = 0;
+        boolean registered = false;
         try {
             List<WriteChunk> writes = List.of();
             if (p.resultSink != null) {
@@ -296,7 +263,7 @@ public final class RpcRdmaConnection implements Disposable {
             int callLength = header.encodedLength() + p.args.readableBytes();
             RpcRdmaHeader inline = RpcRdmaHeader.message(xid, credits.requested(), List.of(), writes, replyChunk);
             ByteBuf memory = sendArena.buffer();
-            int offset = slot * sendSlotSize;
+            int offset = slot.index * sendSlotSize;
             int length;
             if (inline.encodedLength() + callLength <= Math.min(sendSlotSize, parameters.sendInlineThreshold())) {
                 ByteBuf out = memory.slice(offset, sendSlotSize).clear();
@@ -320,9 +287,13 @@ public final class RpcRdmaConnection implements Disposable {
             }
             p.releaseArgs();
             outstanding.put(xid, p);
-            p.slot = slot;
-            qp.postSend(SendWorkRequest.send(slot, new ScatterGatherEntry(sendArena, offset, length)));
+            wrId = context.register(slot);
+            registered = true;
+            qp.postSend(SendWorkRequest.send(wrId, new ScatterGatherEntry(sendArena, offset, length)));
         } catch (RuntimeException e) {
+            if (registered) {
+                context.unregister(wrId);
+            }
             outstanding.remove(xid);
             freeSendSlots[freeSendSlotCount++] = slot;
             credits.released();
@@ -336,72 +307,72 @@ public final class RpcRdmaConnection implements Disposable {
         }
     }
 
-    private void drainCompletions() {
-        cq.drainAndRearm(dispatch);
+    /** The requester's Sends: one per call, each from its own slot of the send arena. */
+    private final class SendSlot implements PendingOperation {
+        final int index;
+
+        SendSlot(int index) {
+            this.index = index;
+        }
+
+        /** The call's Send went out (RFC 5040 §5.5 rule 14): the slot takes the next call. */
+        @Override
+        public void complete(WorkCompletion c) {
+            freeSendSlots[freeSendSlotCount++] = this;
+            pump();
+        }
+
+        @Override
+        public void fail(Throwable cause) {
+            freeSendSlots[freeSendSlotCount++] = this; // the session ended; end() failed the calls
+        }
     }
 
-    private void dispatch(WorkCompletion c) {
+    /** A reply landed in a receive slot: it is handled, then the slot is posted again for the next reply. */
+    private void received(ReceiveSlots.Slot slot, WorkCompletion c) {
         try {
-            if ((c.wrId() & RECEIVE_TAG) != 0) {
-                received(c);
-            } else {
-                freeSendSlots[freeSendSlotCount++] = (int) c.wrId();
-                pump();
-            }
+            replied(receives.memory().slice(slot.offset(), slot.length()), c);
         } catch (RuntimeException e) {
             // A malformed reply, or a failure handling one: the connection cannot be trusted to continue.
             logger.debug("{}: {}", rdma, e.toString());
             end(e);
             qp.close();
+        } finally {
+            slot.free(); // everything the caller gets was copied out
+            if (endCause == null) {
+                receives.post(receives.free());
+            }
+            pump();
         }
     }
 
-    private void received(WorkCompletion c) {
-        int index = (int) (c.wrId() & ~RECEIVE_TAG);
-        if (c.status() != WorkCompletionStatus.SUCCESS) {
-            return; // flushed: the connection is ending, and end() says why
+    private void replied(ByteBuf message, WorkCompletion c) {
+        RpcRdmaHeader header = RpcRdmaHeader.decode(message);
+        PendingCall p = outstanding.remove(header.xid());
+        if (p == null) {
+            unmatchedReplies++;
+            if (c.invalidated()) {
+                throw new RpcRdmaProtocolException(String.format("a Send with Invalidate of STag 0x%08x for XID"
+                        + " 0x%08x, which matches no call (RFC 8797 §4.1)", c.invalidatedStag(), header.xid()));
+            }
+            logger.debug("{}: dropped a reply to unknown XID 0x{}", rdma, Integer.toHexString(header.xid()));
+            return;
         }
-        ByteBuf message = receiveArena.buffer().slice(index * receiveSlotSize, (int) c.byteLength());
-        RpcRdmaHeader header;
-        PendingCall p;
+        // RFC 8166 §3.3.1: every reply carries the responder's grant, which replaces the last.
+        credits.replied(Integer.toUnsignedLong(header.credits()));
+        boolean remote = c.invalidated();
         try {
-            header = RpcRdmaHeader.decode(message);
-            p = outstanding.remove(header.xid());
-            if (p == null) {
-                unmatchedReplies++;
-                if (c.invalidated()) {
-                    throw new RpcRdmaProtocolException(String.format("a Send with Invalidate of STag 0x%08x for XID"
-                            + " 0x%08x, which matches no call (RFC 8797 §4.1)", c.invalidatedStag(), header.xid()));
-                }
-                logger.debug("{}: dropped a reply to unknown XID 0x{}", rdma, Integer.toHexString(header.xid()));
-                return;
+            if (remote && !p.owns(c.invalidatedStag())) {
+                // RFC 8797 §4.1: it may name only an STag of this XID's call.
+                throw new RpcRdmaProtocolException(String.format("the reply to XID 0x%08x invalidated STag"
+                        + " 0x%08x, which is not one of its call's (RFC 8797 §4.1)", header.xid(),
+                        c.invalidatedStag()));
             }
-            // RFC 8166 §3.3.1: every reply carries the responder's grant, which replaces the last.
-            credits.replied(Integer.toUnsignedLong(header.credits()));
-            boolean remote = c.invalidated();
-            try {
-                if (remote && !p.owns(c.invalidatedStag())) {
-                    // RFC 8797 §4.1: it may name only an STag of this XID's call.
-                    throw new RpcRdmaProtocolException(String.format("the reply to XID 0x%08x invalidated STag"
-                            + " 0x%08x, which is not one of its call's (RFC 8797 §4.1)", header.xid(),
-                            c.invalidatedStag()));
-                }
-                completeCall(p, header, message, remote);
-            } catch (RuntimeException e) {
-                p.closeRegions();
-                p.fail(e);
-                throw e;
-            }
-        } finally {
-            if (endCause == null) {
-                try {
-                    qp.postReceive(ReceiveWorkRequest.of(c.wrId(), new ScatterGatherEntry(receiveArena,
-                            (long) index * receiveSlotSize, receiveSlotSize)));
-                } catch (IllegalStateException closing) {
-                    // the queue pair is closing; end() follows with its cause
-                }
-            }
-            pump();
+            completeCall(p, header, message, remote);
+        } catch (RuntimeException e) {
+            p.closeRegions();
+            p.fail(e);
+            throw e;
         }
     }
 
@@ -468,50 +439,85 @@ public final class RpcRdmaConnection implements Disposable {
         }
     }
 
+    /**
+     * The session ended ({@link SessionProtocol.Engine#end}) or a reply broke the protocol: every call outstanding or
+     * waiting fails with {@code cause} and releases what it holds. The session then closes the protection domain,
+     * and with it the send arena and the receive slots.
+     */
     private void end(Throwable cause) {
         if (endCause != null) {
             return;
         }
-        endCause = cause;
-        drainCompletions();
+        // The session says CancellationException for a close without a cause: to callers the connection closed.
+        endCause = cause instanceof CancellationException
+                ? new ConnectionClosedException("the RPC-over-RDMA connection closed", cause) : cause;
         for (PendingCall p : outstanding.values()) {
             p.closeRegions();
-            p.fail(cause);
+            p.fail(endCause);
         }
         outstanding.clear();
         PendingCall p;
         while ((p = waiting.poll()) != null) {
             p.releaseArgs();
-            p.fail(cause);
+            p.fail(endCause);
         }
         credits.reset();
-        pd.close();
-        ended.complete(null);
     }
 
-    private static Throwable unwrap(Throwable t) {
-        return t instanceof java.util.concurrent.CompletionException && t.getCause() != null ? t.getCause() : t;
-    }
-
-    /** Completes when the connection has ended. */
+    /** Completes when the connection has ended and released what it held. */
     public Mono<Void> onDispose() {
-        return onDispose;
+        return session.onDispose();
     }
 
     /** Closes the connection; outstanding calls fail. */
     @Override
     public void dispose() {
-        rdma.close();
+        session.dispose();
     }
 
     @Override
     public boolean isDisposed() {
-        return ended.isDone();
+        return session.isDisposed();
     }
 
     @Override
     public String toString() {
         return "RpcRdmaConnection{" + rdma + ", " + credits + ", " + parameters + "}";
+    }
+
+    /** The connection as its session's protocol engine sees it (RFC 5040 §1's ULP), on the event loop. */
+    final class Engine implements SessionProtocol.Engine, ReceiveSlots.Owner {
+        /** The requester this engine drives. */
+        RpcRdmaConnection connection() {
+            return RpcRdmaConnection.this;
+        }
+
+        /** RFC 8797 §4.2: the inline thresholds each way, and whether replies may invalidate (§4.1). */
+        @Override
+        public void established(RdmaConnection connection) {
+            rdma = connection;
+            parameters = connection.rpcRdma();
+        }
+
+        @Override
+        public void receiveCompleted(WorkCompletion completion) {
+            receives.completed(completion);
+        }
+
+        @Override
+        public void received(ReceiveSlots.Slot slot, WorkCompletion completion) {
+            RpcRdmaConnection.this.received(slot, completion);
+        }
+
+        /** Nothing is lent out as a view: each slot is freed once its reply is handled. */
+        @Override
+        public void returned() {
+        }
+
+        @Override
+        public void end(Throwable cause) {
+            RpcRdmaConnection.this.end(cause);
+        }
     }
 
     /** One call from subscription to reply. Event loop only, but for {@link #cancelled}. */
@@ -524,7 +530,6 @@ public final class RpcRdmaConnection implements Disposable {
         final MonoSink<RpcReply> sink;
         volatile boolean cancelled;
         int xid;
-        int slot;
         MemoryRegion sinkRegion;
         MemoryRegion callRegion;
         WriteChunk sinkChunk;

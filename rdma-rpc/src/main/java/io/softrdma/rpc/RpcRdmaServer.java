@@ -1,21 +1,21 @@
 package io.softrdma.rpc;
 
-import io.softrdma.cm.ConnectionManager;
-import io.softrdma.cm.RdmaListener;
 import io.softrdma.cm.RpcRdmaPrivateData;
 import io.softrdma.mpa.MpaSettings;
+import io.softrdma.rdmap.RdmapExtensions;
+import io.softrdma.reactive.DisposableRdmaServer;
+import io.softrdma.reactive.RdmaServer;
+import io.softrdma.reactive.spi.SessionProtocol;
+import io.softrdma.verbs.QueuePairConfig;
 import io.softrdma.verbs.RdmaDevice;
-import java.net.InetSocketAddress;
-import java.util.ArrayList;
-import java.util.List;
+import java.time.Duration;
+import java.util.Arrays;
 import java.util.Objects;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.UnaryOperator;
 import reactor.core.Disposable;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+import reactor.netty.tcp.TcpServer;
 
 /**
  * Serves ONC RPC programs over RPC-over-RDMA version 1 (RFC 8166), by the rules Linux's svcrdma follows, so that
@@ -29,49 +29,55 @@ import reactor.core.Disposable;
  *         Mono.just(RpcResult.success(Unpooled.EMPTY_BUFFER))).bind();
  * }</pre>
  *
+ * <p>It is an {@link RdmaServer} running RPC-over-RDMA as its session protocol: the listening socket, the event loops
+ * (reactor-netty's, changed with {@link #tcpConfiguration}), each connection's MPA startup, queue pair and lifecycle
+ * are the sessions', as for every SoftRDMA server.
+ *
  * <p>Thread safety: immutable builder; each connection's state lives on its event loop.
  */
 public final class RpcRdmaServer {
-    private static final RdmaDevice DEVICE = RdmaDevice.create("rpc-rdma-server");
     /**
      * The largest call this server takes, inline and Read chunks together (Linux's svcrdma takes about 1 MiB of
      * payload): the memory for a call's chunks is allocated before they are read, so a peer's lengths are
      * bounded here. A larger call is answered with ERR_CHUNK.
      */
     public static final int MAX_CALL_SIZE = (1 << 20) + 4096;
+    /** How long {@link Bound#dispose()} waits for the connections to end. */
+    private static final Duration DISPOSE_TIMEOUT = Duration.ofSeconds(5);
 
-    private final String host;
-    private final int port;
-    private final MpaSettings mpa;
+    private final RdmaServer rdma;
     private final int sendSize;
     private final int receiveSize;
     private final boolean remoteInvalidation;
     private final int maxRequests;
     private final RpcHandler handler;
-    private final ConnectionManager connectionManager;
 
-    private RpcRdmaServer(String host, int port, MpaSettings mpa, int sendSize, int receiveSize,
-            boolean remoteInvalidation, int maxRequests, RpcHandler handler, ConnectionManager connectionManager) {
-        this.host = host;
-        this.port = port;
-        this.mpa = mpa;
+    private RpcRdmaServer(RdmaServer rdma, int sendSize, int receiveSize, boolean remoteInvalidation,
+            int maxRequests, RpcHandler handler) {
+        this.rdma = rdma;
         this.sendSize = sendSize;
         this.receiveSize = receiveSize;
         this.remoteInvalidation = remoteInvalidation;
         this.maxRequests = maxRequests;
         this.handler = handler;
-        this.connectionManager = connectionManager;
     }
 
-    /** 127.0.0.1, port 20049, 4 KiB inline both ways, R set, 64 credits granted (as svcrdma), no handler yet. */
+    /**
+     * 127.0.0.1, port 20049, {@link MpaSettings#defaults()}, 4 KiB inline both ways, R set, 64 credits granted (as
+     * svcrdma), a device of its own, no handler yet.
+     */
     public static RpcRdmaServer create() {
-        return new RpcRdmaServer("127.0.0.1", RpcRdmaClient.DEFAULT_PORT, MpaSettings.defaults(), 4096, 4096, true,
-                64, null, null);
+        RdmaServer rdma = RdmaServer.create().host("127.0.0.1").port(RpcRdmaClient.DEFAULT_PORT)
+                .mpa(MpaSettings.defaults());
+        return new RpcRdmaServer(rdma, 4096, 4096, true, 64, null);
+    }
+
+    private RpcRdmaServer with(RdmaServer rdma) {
+        return new RpcRdmaServer(rdma, sendSize, receiveSize, remoteInvalidation, maxRequests, handler);
     }
 
     public RpcRdmaServer host(String host) {
-        return new RpcRdmaServer(Objects.requireNonNull(host, "host"), port, mpa, sendSize, receiveSize,
-                remoteInvalidation, maxRequests, handler, connectionManager);
+        return with(rdma.host(Objects.requireNonNull(host, "host")));
     }
 
     /** The port; 0 for any free one ({@link Bound#port()}). */
@@ -79,26 +85,23 @@ public final class RpcRdmaServer {
         if (port < 0 || port > 65535) {
             throw new IllegalArgumentException("port " + port + " is outside 0..65535");
         }
-        return new RpcRdmaServer(host, port, mpa, sendSize, receiveSize, remoteInvalidation, maxRequests, handler,
-                connectionManager);
+        return with(rdma.port(port));
     }
 
+    /** The MPA startup's settings as a whole. */
     public RpcRdmaServer mpa(MpaSettings mpa) {
-        return new RpcRdmaServer(host, port, Objects.requireNonNull(mpa, "mpa"), sendSize, receiveSize,
-                remoteInvalidation, maxRequests, handler, connectionManager);
+        return with(rdma.mpa(Objects.requireNonNull(mpa, "mpa")));
     }
 
     /** The RFC 8797 sizes advertised: the largest reply Sent inline, and the largest call received inline. */
     public RpcRdmaServer inlineSizes(int send, int receive) {
         RpcRdmaPrivateData.of(remoteInvalidation, send, receive);
-        return new RpcRdmaServer(host, port, mpa, send, receive, remoteInvalidation, maxRequests, handler,
-                connectionManager);
+        return new RpcRdmaServer(rdma, send, receive, remoteInvalidation, maxRequests, handler);
     }
 
     /** Whether to set R: with the client's R too, replies to calls with chunks of one STag invalidate it. */
     public RpcRdmaServer remoteInvalidation(boolean remoteInvalidation) {
-        return new RpcRdmaServer(host, port, mpa, sendSize, receiveSize, remoteInvalidation, maxRequests, handler,
-                connectionManager);
+        return new RpcRdmaServer(rdma, sendSize, receiveSize, remoteInvalidation, maxRequests, handler);
     }
 
     /** The credits granted in every reply: the calls a client may have outstanding (receive buffers each). */
@@ -106,18 +109,25 @@ public final class RpcRdmaServer {
         if (maxRequests < 1 || maxRequests > 1024) {
             throw new IllegalArgumentException("maxRequests " + maxRequests + " is outside 1..1024");
         }
-        return new RpcRdmaServer(host, port, mpa, sendSize, receiveSize, remoteInvalidation, maxRequests, handler,
-                connectionManager);
+        return new RpcRdmaServer(rdma, sendSize, receiveSize, remoteInvalidation, maxRequests, handler);
     }
 
     public RpcRdmaServer handler(RpcHandler handler) {
-        return new RpcRdmaServer(host, port, mpa, sendSize, receiveSize, remoteInvalidation, maxRequests,
-                Objects.requireNonNull(handler, "handler"), connectionManager);
+        return new RpcRdmaServer(rdma, sendSize, receiveSize, remoteInvalidation, maxRequests,
+                Objects.requireNonNull(handler, "handler"));
     }
 
-    public RpcRdmaServer connectionManager(ConnectionManager connectionManager) {
-        return new RpcRdmaServer(host, port, mpa, sendSize, receiveSize, remoteInvalidation, maxRequests, handler,
-                Objects.requireNonNull(connectionManager, "connectionManager"));
+    /**
+     * The device whose protection domains, completion queues and queue pairs the connections get (each server made
+     * by {@link #create()} has one of its own unless set).
+     */
+    public RpcRdmaServer device(RdmaDevice device) {
+        return with(rdma.device(Objects.requireNonNull(device, "device")));
+    }
+
+    /** Further reactor-netty settings: loop resources (the event loops), wiretap, metrics. */
+    public RpcRdmaServer tcpConfiguration(UnaryOperator<TcpServer> configure) {
+        return with(rdma.tcpConfiguration(Objects.requireNonNull(configure, "configure")));
     }
 
     /**
@@ -130,76 +140,89 @@ public final class RpcRdmaServer {
         if (handler == null) {
             throw new IllegalStateException("set a handler before bind()");
         }
-        boolean ownsManager = connectionManager == null;
-        ConnectionManager cm = ownsManager ? ConnectionManager.create(2) : connectionManager;
-        RpcRdmaPrivateData local = RpcRdmaPrivateData.of(remoteInvalidation, sendSize, receiveSize);
-        Set<RpcRdmaServerConnection> connections = ConcurrentHashMap.newKeySet();
-        RdmaListener listener = cm.listen(new InetSocketAddress(host, port), mpa, request -> {
-            RpcRdmaServerConnection c = RpcRdmaServerConnection.accept(DEVICE, request, local, maxRequests, handler,
-                    connections::remove);
-            if (c != null) {
-                connections.add(c);
-                if (c.ended().isDone()) {
-                    connections.remove(c); // it ended before it was added
-                }
-            }
-        });
-        return new Bound(listener, cm, ownsManager, connections);
+        return new Bound(rdma.protocol(new Responder(sendSize, receiveSize, remoteInvalidation, maxRequests,
+                handler)).bindNow());
     }
 
     /** A listening server. */
     public static final class Bound implements Disposable {
-        private final RdmaListener listener;
-        private final ConnectionManager cm;
-        private final boolean ownsManager;
-        private final Set<RpcRdmaServerConnection> connections;
+        private final DisposableRdmaServer server;
         private volatile boolean disposed;
 
-        Bound(RdmaListener listener, ConnectionManager cm, boolean ownsManager,
-                Set<RpcRdmaServerConnection> connections) {
-            this.listener = listener;
-            this.cm = cm;
-            this.ownsManager = ownsManager;
-            this.connections = connections;
+        Bound(DisposableRdmaServer server) {
+            this.server = server;
         }
 
         public int port() {
-            return listener.port();
+            return server.port();
         }
 
         /** Connections being served now. */
         public int connections() {
-            return connections.size();
+            return server.sessionCount();
+        }
+
+        /** The server underneath: its address, MPA startups, graceful disposal. */
+        public DisposableRdmaServer server() {
+            return server;
         }
 
         /**
-         * Stops listening and closes every connection, waiting (up to 5 s) for each to end before its event loops
-         * stop: calls still in a handler are then answered with nothing and release their buffers.
+         * Stops listening and closes every connection, waiting (up to 5 s; not at all on an event loop, which must
+         * not block) for each to end: calls still in a handler are then answered with nothing and release their
+         * buffers.
          */
         @Override
         public void dispose() {
             disposed = true;
-            listener.close();
-            List<CompletableFuture<Void>> ends = new ArrayList<>();
-            for (RpcRdmaServerConnection c : connections) {
-                c.close();
-                ends.add(c.ended());
+            Mono<Void> closed = server.disposeGracefully(DISPOSE_TIMEOUT).onErrorResume(e -> Mono.empty());
+            if (Schedulers.isInNonBlockingThread()) {
+                closed.subscribe();
+                return;
             }
-            try {
-                CompletableFuture.allOf(ends.toArray(CompletableFuture[]::new)).get(5, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } catch (ExecutionException | TimeoutException e) {
-                // closing anyway
-            }
-            if (ownsManager) {
-                cm.close();
-            }
+            closed.block();
         }
 
         @Override
         public boolean isDisposed() {
             return disposed;
+        }
+    }
+
+    /**
+     * RPC-over-RDMA version 1, responder side, as a session protocol (RFC 5040 §1's ULP): RFC 8797 private data in
+     * the MPA Reply, the queue pair shape, and a {@link RpcRdmaServerConnection} per connection.
+     */
+    private record Responder(int sendSize, int receiveSize, boolean remoteInvalidation, int maxRequests,
+            RpcHandler handler) implements SessionProtocol {
+        @Override
+        public String name() {
+            return "RPC-over-RDMA v1 (responder)";
+        }
+
+        /** RFC 8797 §5.2: the block first, as Linux's client reads it at offset 0 (after MPA's IRD/ORD block). */
+        @Override
+        public byte[] privateData(byte[] applicationData) {
+            byte[] block = RpcRdmaPrivateData.of(remoteInvalidation, sendSize, receiveSize).encode();
+            byte[] r = Arrays.copyOf(block, block.length + applicationData.length);
+            System.arraycopy(applicationData, 0, r, block.length, applicationData.length);
+            return r;
+        }
+
+        /**
+         * A receive per credit granted (RFC 8166 §3.3.1); a send queue for every Read, Write and Send the calls
+         * may need at once ({@link RpcRdmaServerConnection#sendQueueDepth}); ORD 16 for the Reads of Read chunks
+         * (RFC 8166 §3.5.3), IRD 1: the requester never reads. No RFC 7306 extensions.
+         */
+        @Override
+        public QueuePairConfig queuePair(QueuePairConfig configured) {
+            return configured.withSendQueueDepth(RpcRdmaServerConnection.sendQueueDepth(maxRequests))
+                    .withReceiveQueueDepth(maxRequests).withReadDepths(16, 1).withExtensions(RdmapExtensions.NONE);
+        }
+
+        @Override
+        public Engine start(Context context) {
+            return new RpcRdmaServerConnection(context, sendSize, receiveSize, maxRequests, handler);
         }
     }
 }

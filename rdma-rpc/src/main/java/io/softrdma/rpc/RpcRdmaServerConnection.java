@@ -3,217 +3,185 @@ package io.softrdma.rpc;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.EventLoop;
-import io.netty.util.collection.LongObjectHashMap;
-import io.netty.util.internal.logging.InternalLogger;
-import io.netty.util.internal.logging.InternalLoggerFactory;
-import io.softrdma.cm.ConnectRequest;
 import io.softrdma.cm.RdmaConnection;
 import io.softrdma.cm.RpcRdmaParameters;
-import io.softrdma.cm.RpcRdmaPrivateData;
+import io.softrdma.reactive.spi.PendingOperation;
+import io.softrdma.reactive.spi.ReceiveSlots;
+import io.softrdma.reactive.spi.SessionProtocol;
 import io.softrdma.verbs.Access;
-import io.softrdma.verbs.CompletionQueue;
 import io.softrdma.verbs.MemoryRegion;
 import io.softrdma.verbs.ProtectionDomain;
 import io.softrdma.verbs.QueuePair;
-import io.softrdma.verbs.QueuePairConfig;
-import io.softrdma.verbs.RdmaDevice;
-import io.softrdma.verbs.ReceiveWorkRequest;
 import io.softrdma.verbs.ScatterGatherEntry;
 import io.softrdma.verbs.SendWorkRequest;
 import io.softrdma.verbs.WorkCompletion;
 import io.softrdma.verbs.WorkCompletionStatus;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongFunction;
+import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
+import reactor.util.Logger;
+import reactor.util.Loggers;
 
 /**
- * The responder end of one RPC-over-RDMA connection ({@link RpcRdmaServer}). Per call: the transport header is
- * checked (ERR_VERS for another version, ERR_CHUNK for what it cannot process), Read chunks are RDMA-Read and put
- * back at their XDR positions, the handler runs, a bulk result goes into the first Write chunk, the reply goes
- * inline or into the Reply chunk, and the Send carries the grant and, when allowed, invalidates the call's STag.
+ * The responder end of one RPC-over-RDMA connection ({@link RpcRdmaServer}), as the session protocol's engine of its
+ * {@code RdmaSession} (RFC 5040 §1's ULP). Per call: the transport header is checked (ERR_VERS for another version,
+ * ERR_CHUNK for what it cannot process), Read chunks are RDMA-Read and put back at their XDR positions, the handler
+ * runs, a bulk result goes into the first Write chunk, the reply goes inline or into the Reply chunk, and the Send
+ * carries the grant and, when allowed, invalidates the call's STag.
  *
- * <p>Note: event loop only, but for {@link #close()}.
+ * <p>Calls land in the session's receive-slot arena ({@link ReceiveSlots}); Reads, Writes and Sends are posted with
+ * work request ids from the session ({@link SessionProtocol.Context#register}), which owns the queue pair, its
+ * completion queue, the protection domain and the lifecycle: {@link #end} is where a connection ends.
+ *
+ * <p>Note: event loop only.
  */
-final class RpcRdmaServerConnection {
-    private static final InternalLogger logger = InternalLoggerFactory.getInstance(RpcRdmaServerConnection.class);
-    private static final long RECEIVE_TAG = 1L << 62;
-    private static final long SEND_TAG = 1L << 61;
+final class RpcRdmaServerConnection implements SessionProtocol.Engine, ReceiveSlots.Owner {
+    private static final Logger logger = Loggers.getLogger(RpcRdmaServerConnection.class);
     /** RDMA Reads and Writes one call may need; more is answered with ERR_CHUNK, which bounds the send queue. */
     static final int MAX_SEGMENTS_PER_CALL = 8;
+    /** A reply's RDMA Writes: the Send after them (RFC 5040 §5.5, in order) says when their source may go. */
+    private static final PendingOperation WRITTEN = new PendingOperation() {
+        @Override
+        public void complete(WorkCompletion c) {
+        }
 
-    private final RdmaConnection[] rdma = new RdmaConnection[1];
+        @Override
+        public void fail(Throwable cause) {
+        }
+    };
+
+    private final SessionProtocol.Context context;
     private final ProtectionDomain pd;
     private final QueuePair qp;
-    private final CompletionQueue cq;
+    private final EventLoop loop;
     private final RpcHandler handler;
     private final int maxRequests;
     private final MemoryRegion sendArena;
-    private final MemoryRegion receiveArena;
     private final int sendSlotSize;
-    private final int receiveSlotSize;
-    private final int[] freeSendSlots;
+    private final SendSlot[] sendSlots;
+    private final SendSlot[] freeSendSlots;
     private int freeSendSlotCount;
+    private final ReceiveSlots receives;
     /** Replies waiting for a send slot (all are in use only when replies outpace TCP). */
-    private final java.util.ArrayDeque<PendingReply> waitingForSlot = new java.util.ArrayDeque<>();
-    /** Per send slot: the regions its reply's RDMA Writes read from, closed when the reply Send completes. */
-    private final List<List<MemoryRegion>> slotSources = new ArrayList<>();
+    private final ArrayDeque<PendingReply> waitingForSlot = new ArrayDeque<>();
 
     private record PendingReply(ByteBuf message, int invalidateStag, List<MemoryRegion> sources,
-            List<SendWorkRequest> writes) {
+            List<PlannedWrite> writes) {
     }
+
+    /** One RDMA Write of a reply into a segment of the requester's chunk (RFC 8166 §3.5.4, §3.5.5). */
+    private record PlannedWrite(int handle, long offset, MemoryRegion source, int at, int length) {
+    }
+
     /** Calls whose handler has not answered yet: a connection that ends cancels them and releases their arguments. */
-    private final java.util.Set<Call> inHandler = new java.util.HashSet<>();
-    /** RDMA Reads of Read chunks in flight, by work request id. */
-    private final LongObjectHashMap<Runnable> reads = new LongObjectHashMap<>();
-    private long nextReadId = 1;
+    private final Set<Call> inHandler = new HashSet<>();
     /** Calls whose Read chunks are being RDMA-Read: a connection that ends releases what they hold. */
-    private final java.util.Set<Call> reading = new java.util.HashSet<>();
+    private final Set<Call> reading = new HashSet<>();
     private int callsInProgress;
-    private EventLoop loop;
+    private RdmaConnection rdma;
     private RpcRdmaParameters parameters;
     private boolean ended;
-    private volatile Runnable onEnd = () -> { };
-    private final java.util.concurrent.CompletableFuture<Void> endedFuture = new java.util.concurrent.CompletableFuture<>();
-    private final CompletionQueue.Handler dispatch = this::dispatch;
 
-    private RpcRdmaServerConnection(ProtectionDomain pd, QueuePair qp, CompletionQueue cq, MemoryRegion sendArena,
-            MemoryRegion receiveArena, int sendSlotSize, int receiveSlotSize, int maxRequests, RpcHandler handler) {
-        this.pd = pd;
-        this.qp = qp;
-        this.cq = cq;
-        this.sendArena = sendArena;
-        this.receiveArena = receiveArena;
-        this.sendSlotSize = sendSlotSize;
-        this.receiveSlotSize = receiveSlotSize;
-        this.maxRequests = maxRequests;
+    /**
+     * Registers the send arena and the receive slots and posts a receive per credit granted: the requester may send
+     * as soon as the stream is in RDMA mode (RFC 8166 §3.3.1, RFC 5040 §5.3). On the event loop, before the MPA
+     * startup.
+     *
+     * <p>Send queue: per call at most {@link #MAX_SEGMENTS_PER_CALL} Reads while it is read, and per send slot that
+     * many Writes and its Send (a reply's Writes are posted only once it has a slot); the protocol's queue pair
+     * shape ({@link RpcRdmaServer}) makes room for all of them, and the session's table of work request ids with it.
+     */
+    RpcRdmaServerConnection(SessionProtocol.Context context, int sendSize, int receiveSize, int maxRequests,
+            RpcHandler handler) {
+        this.context = context;
+        this.pd = context.protectionDomain();
+        this.qp = context.queuePair();
+        this.loop = context.eventLoop();
         this.handler = handler;
-        this.freeSendSlots = new int[maxRequests];
+        this.maxRequests = maxRequests;
+        this.sendSlotSize = sendSize;
+        this.sendArena = pd.allocate(Math.multiplyExact(maxRequests, sendSize), Access.of(Access.LOCAL_WRITE));
+        this.sendSlots = new SendSlot[maxRequests];
+        this.freeSendSlots = new SendSlot[maxRequests];
         for (int i = 0; i < maxRequests; i++) {
-            freeSendSlots[freeSendSlotCount++] = i;
-            slotSources.add(null);
+            sendSlots[i] = new SendSlot(i);
         }
+        for (int i = 0; i < maxRequests; i++) {
+            freeSendSlots[freeSendSlotCount++] = sendSlots[maxRequests - 1 - i];
+        }
+        this.receives = new ReceiveSlots(pd, qp, loop, maxRequests, receiveSize);
+        receives.owner(this);
+        receives.post(maxRequests);
     }
 
-    /** Accepts {@code request} with a fresh queue pair whose receives are posted; null if that failed. */
-    static RpcRdmaServerConnection accept(RdmaDevice device, ConnectRequest request, RpcRdmaPrivateData local,
-            int maxRequests, RpcHandler handler, java.util.function.Consumer<RpcRdmaServerConnection> onEnd) {
-        ProtectionDomain pd = device.allocateProtectionDomain();
-        try {
-            // Per call at most MAX_SEGMENTS_PER_CALL Reads while it is read, and per send slot that many Writes and
-            // its Send: a reply's Writes are posted only once it has a slot.
-            int depth = maxRequests * (2 * MAX_SEGMENTS_PER_CALL + 1);
-            CompletionQueue cq = device.createCompletionQueue(depth + maxRequests);
-            QueuePair qp = pd.createQueuePair(QueuePairConfig.of(cq).withSendQueueDepth(Math.min(depth, 1 << 16))
-                    .withReceiveQueueDepth(maxRequests).withReadDepths(16, 1));
-            MemoryRegion sendArena = pd.allocate(maxRequests * local.sendSize(), Access.of(Access.LOCAL_WRITE));
-            MemoryRegion receiveArena = pd.allocate(maxRequests * local.receiveSize(), Access.of(Access.LOCAL_WRITE));
-            RpcRdmaServerConnection c = new RpcRdmaServerConnection(pd, qp, cq, sendArena, receiveArena,
-                    local.sendSize(), local.receiveSize(), maxRequests, handler);
-            c.onEnd = () -> onEnd.accept(c);
-            for (int i = 0; i < maxRequests; i++) {
-                c.postReceive(i);
-            }
-            // RFC 8797: the block first, as Linux's client reads it at offset 0 (after MPA's IRD/ORD block).
-            request.accept(qp, local.encode()).whenComplete((connection, failure) -> {
-                if (failure != null) {
-                    pd.close();
-                    c.onEnd.run();
-                    c.endedFuture.complete(null);
-                    return;
-                }
-                c.start(connection);
-            });
-            return c;
-        } catch (RuntimeException e) {
-            logger.debug("could not accept {}: {}", request.remoteAddress(), e.toString());
-            pd.close();
-            request.reject(new byte[0]);
-            return null;
-        }
+    /** The send queue depth a connection of {@code maxRequests} credits needs: see the constructor. */
+    static int sendQueueDepth(int maxRequests) {
+        return Math.min(maxRequests * (2 * MAX_SEGMENTS_PER_CALL + 1), 1 << 16);
     }
 
-    private void start(RdmaConnection connection) {
-        rdma[0] = connection;
-        loop = connection.channel().eventLoop();
+    // ---- the session protocol's engine ----
+
+    /** RFC 8797 §4.2: the inline thresholds each way, and whether a reply may invalidate (§4.1). */
+    @Override
+    public void established(RdmaConnection connection) {
+        rdma = connection;
         parameters = connection.rpcRdma();
-        cq.setListener(q -> loop.execute(this::drainCompletions));
-        qp.closeFuture().whenComplete((v, t) -> loop.execute(this::end));
-        loop.execute(() -> {
-            cq.requestNotification(false);
-            drainCompletions();
-        });
     }
 
-    void close() {
-        qp.close();
+    @Override
+    public void receiveCompleted(WorkCompletion completion) {
+        receives.completed(completion);
     }
 
-    /** Completes once the connection has ended and released what it held. */
-    java.util.concurrent.CompletableFuture<Void> ended() {
-        return endedFuture;
-    }
-
-    private void postReceive(int index) {
-        try {
-            qp.postReceive(ReceiveWorkRequest.of(RECEIVE_TAG | index, new ScatterGatherEntry(receiveArena,
-                    (long) index * receiveSlotSize, receiveSlotSize)));
-        } catch (IllegalStateException closing) {
-            // the queue pair is closing: no more calls will arrive, and this one still gets handled
-        }
-    }
-
-    private void drainCompletions() {
-        cq.drainAndRearm(dispatch);
-    }
-
-    private void dispatch(WorkCompletion c) {
+    @Override
+    public void received(ReceiveSlots.Slot slot, WorkCompletion completion) {
         if (ended) {
+            slot.free();
             return;
         }
         try {
-            long id = c.wrId();
-            if ((id & RECEIVE_TAG) != 0) {
-                if (c.status() == WorkCompletionStatus.SUCCESS) {
-                    received((int) (id & ~RECEIVE_TAG), (int) c.byteLength());
-                }
-            } else if ((id & SEND_TAG) != 0) {
-                int slot = (int) (id & ~SEND_TAG);
-                closeAll(slotSources.set(slot, null)); // the Writes before this Send have gone out (in order)
-                freeSendSlots[freeSendSlotCount++] = slot;
-                PendingReply next = waitingForSlot.poll();
-                if (next != null) {
-                    send(next.message(), next.invalidateStag(), next.sources(), next.writes());
-                }
-            } else {
-                Runnable done = reads.remove(id);
-                if (done != null && c.status() == WorkCompletionStatus.SUCCESS) {
-                    done.run();
-                }
-            }
+            received(slot);
         } catch (RuntimeException e) {
-            logger.debug("{}: {}", rdma[0], e.toString());
-            close();
+            // A Send that breaks the protocol, or a failure handling one: the connection cannot go on.
+            logger.debug("{}: {}", rdma, e.toString());
+            end(e);
+            qp.close();
         }
+    }
+
+    /** Nothing is lent out as a view: each slot is freed once its call is copied out. */
+    @Override
+    public void returned() {
     }
 
     // ---- a call ----
 
-    private void received(int index, int length) {
-        ByteBuf message = receiveArena.buffer().slice(index * receiveSlotSize, length);
-        if (length < RpcRdmaHeader.FIXED_LENGTH) {
-            throw new RpcRdmaProtocolException("a Send of " + length + " octets holds no RPC-over-RDMA header");
-        }
-        // Every Send received gets exactly one reply, which ends it.
-        if (++callsInProgress > maxRequests) {
-            throw new RpcRdmaProtocolException("the requester has more than the " + maxRequests + " calls granted"
-                    + " outstanding (RFC 8166 §3.3.1)");
-        }
-        int xid = message.getInt(0);
-        int version = message.getInt(4);
+    /** A call's Send landed in {@code slot}: checked and copied out, then the slot is posted again. */
+    private void received(ReceiveSlots.Slot slot) {
+        int length = slot.length();
+        ByteBuf message = receives.memory().slice(slot.offset(), length);
         RpcRdmaHeader header;
         ByteBuf inline;
         try {
+            if (length < RpcRdmaHeader.FIXED_LENGTH) {
+                throw new RpcRdmaProtocolException("a Send of " + length + " octets holds no RPC-over-RDMA header"
+                        + " (RFC 8166 §4.2)");
+            }
+            // Every Send received gets exactly one reply, which ends it.
+            if (++callsInProgress > maxRequests) {
+                throw new RpcRdmaProtocolException("the requester has more than the " + maxRequests + " calls"
+                        + " granted outstanding (RFC 8166 §3.3.1)");
+            }
+            int xid = message.getInt(0);
+            int version = message.getInt(4);
             if (version != RpcRdmaHeader.VERSION_1) {
                 // RFC 8166 §4.5: the versions this side speaks; Linux echoes the call's version, and so do we.
                 sendHeader(RpcRdmaHeader.error(xid, version, maxRequests, RpcRdmaError.versions(1, 1)));
@@ -222,14 +190,18 @@ final class RpcRdmaServerConnection {
             try {
                 header = RpcRdmaHeader.decode(message);
             } catch (RpcRdmaProtocolException e) {
-                logger.debug("{}: ERR_CHUNK for XID 0x{}: {}", rdma[0], Integer.toHexString(xid), e.getMessage());
+                // RFC 8166 §4.5: a header this side cannot process is answered with ERR_CHUNK.
+                logger.debug("{}: ERR_CHUNK for XID 0x{}: {}", rdma, Integer.toHexString(xid), e.getMessage());
                 sendHeader(RpcRdmaHeader.error(xid, version, maxRequests, RpcRdmaError.chunk()));
                 return;
             }
             inline = PooledByteBufAllocator.DEFAULT.buffer(message.readableBytes());
             inline.writeBytes(message);
         } finally {
-            postReceive(index); // everything needed is copied out
+            slot.free(); // everything needed is copied out
+            if (!ended) {
+                receives.post(receives.free());
+            }
         }
         Call call = new Call(header, inline);
         if (!readListWithinBounds(header, inline.readableBytes())) {
@@ -282,14 +254,14 @@ final class RpcRdmaServerConnection {
     }
 
     /** One call from its Send to its reply. */
-    private final class Call {
+    private final class Call implements PendingOperation {
         final RpcRdmaHeader header;
         ByteBuf inline;
         ByteBuf message;
         int readsPending;
         final List<MemoryRegion> sinks = new ArrayList<>();
-        final java.util.concurrent.atomic.AtomicBoolean argumentsReleased = new java.util.concurrent.atomic.AtomicBoolean();
-        volatile reactor.core.Disposable subscription;
+        final AtomicBoolean argumentsReleased = new AtomicBoolean();
+        volatile Disposable subscription;
 
         Call(RpcRdmaHeader header, ByteBuf inline) {
             this.header = header;
@@ -311,14 +283,28 @@ final class RpcRdmaServerConnection {
                 RdmaSegment s = r.segment();
                 MemoryRegion sink = pd.allocate(s.length(), Access.of(Access.LOCAL_WRITE));
                 sinks.add(sink);
-                long id = nextReadId++;
-                reads.put(id, () -> {
-                    if (--readsPending == 0) {
-                        assemble();
-                    }
-                });
-                qp.postSend(SendWorkRequest.read(id, ScatterGatherEntry.of(sink), s.handle(), s.offset()));
+                long id = context.register(this);
+                try {
+                    qp.postSend(SendWorkRequest.read(id, ScatterGatherEntry.of(sink), s.handle(), s.offset()));
+                } catch (RuntimeException e) {
+                    context.unregister(id);
+                    throw e;
+                }
             }
+        }
+
+        /** One of the call's RDMA Reads has placed its Read Response (RFC 5040 §5.5 rule 19). */
+        @Override
+        public void complete(WorkCompletion c) {
+            // A failed Read ends the session, whose end() releases what the call holds.
+            if (!ended && c.status() == WorkCompletionStatus.SUCCESS && --readsPending == 0) {
+                assemble();
+            }
+        }
+
+        /** The session ended before the Read completed: end() released the call. */
+        @Override
+        public void fail(Throwable cause) {
         }
 
         private void assemble() {
@@ -402,7 +388,7 @@ final class RpcRdmaServerConnection {
                         r.release();
                     }), e -> onLoop(() -> {
                         inHandler.remove(this);
-                        logger.debug("{}: handler failed for {}: {}", rdma[0], call, e.toString());
+                        logger.debug("{}: handler failed for {}: {}", rdma, call, e.toString());
                         releaseArguments();
                         sendReply(RpcReplyHeader.accepted(call.xid(), RpcReplyHeader.AcceptStat.SYSTEM_ERR), null,
                                 null);
@@ -421,7 +407,7 @@ final class RpcRdmaServerConnection {
         }
 
         void cancelHandler() {
-            reactor.core.Disposable d = subscription;
+            Disposable d = subscription;
             if (d != null) {
                 d.dispose();
             }
@@ -436,7 +422,7 @@ final class RpcRdmaServerConnection {
             }
             try {
                 loop.execute(task);
-            } catch (java.util.concurrent.RejectedExecutionException gone) {
+            } catch (RejectedExecutionException gone) {
                 orElse.run();
             }
         }
@@ -455,7 +441,7 @@ final class RpcRdmaServerConnection {
             }
             int xid = header.xid();
             List<WriteChunk> echo = new ArrayList<>();
-            List<SendWorkRequest> writes = new ArrayList<>();
+            List<PlannedWrite> writes = new ArrayList<>();
             List<MemoryRegion> sources = new ArrayList<>();
             ByteBuf body = PooledByteBufAllocator.DEFAULT.buffer();
             try {
@@ -545,14 +531,14 @@ final class RpcRdmaServerConnection {
          * RDMA-Writes {@code data} into {@code chunk}'s segments in order; returns the segments with the octets
          * written, or null if the chunk is too small.
          */
-        private List<RdmaSegment> placeInto(WriteChunk chunk, ByteBuf data, List<SendWorkRequest> writes,
+        private List<RdmaSegment> placeInto(WriteChunk chunk, ByteBuf data, List<PlannedWrite> writes,
                 List<MemoryRegion> sources) {
             if (chunk.length() < data.readableBytes()) {
                 return null;
             }
             ByteBuf copy = PooledByteBufAllocator.DEFAULT.directBuffer(data.readableBytes());
             copy.writeBytes(data, data.readerIndex(), data.readableBytes());
-            MemoryRegion region = pd.register(copy, java.util.Set.of());
+            MemoryRegion region = pd.register(copy, Set.of());
             copy.release();
             sources.add(region);
             List<RdmaSegment> written = new ArrayList<>();
@@ -561,8 +547,7 @@ final class RpcRdmaServerConnection {
             for (RdmaSegment s : chunk.segments()) {
                 int n = (int) Math.min(left, s.unsignedLength());
                 if (n > 0) {
-                    writes.add(SendWorkRequest.write(nextReadId++, s.handle(), s.offset(),
-                            new ScatterGatherEntry(region, at, n)).unsignaled());
+                    writes.add(new PlannedWrite(s.handle(), s.offset(), region, at, n));
                 }
                 written.add(new RdmaSegment(s.handle(), n, s.offset()));
                 at += n;
@@ -605,12 +590,38 @@ final class RpcRdmaServerConnection {
         }
     }
 
+    /** A send slot of the arena, and the regions its reply's RDMA Writes read from until its Send completes. */
+    private final class SendSlot implements PendingOperation {
+        final int index;
+        List<MemoryRegion> sources;
+
+        SendSlot(int index) {
+            this.index = index;
+        }
+
+        /** The reply went out, and the Writes before it (in order): their sources go, the slot takes the next. */
+        @Override
+        public void complete(WorkCompletion c) {
+            closeAll(sources);
+            sources = null;
+            freeSendSlots[freeSendSlotCount++] = this;
+            PendingReply next = waitingForSlot.poll();
+            if (next != null) {
+                send(next.message(), next.invalidateStag(), next.sources(), next.writes());
+            }
+        }
+
+        /** The session ended first: end() closed the sources. */
+        @Override
+        public void fail(Throwable cause) {
+        }
+    }
+
     /**
      * Sends a reply {@code message} (released here) from a send slot, invalidating {@code stag} if not 0;
      * {@code sources} (the reply's RDMA Writes' memory) are closed once the Send completes.
      */
-    private void send(ByteBuf message, int invalidateStag, List<MemoryRegion> sources,
-            List<SendWorkRequest> writes) {
+    private void send(ByteBuf message, int invalidateStag, List<MemoryRegion> sources, List<PlannedWrite> writes) {
         if (ended) {
             message.release();
             closeAll(sources);
@@ -620,9 +631,9 @@ final class RpcRdmaServerConnection {
             waitingForSlot.add(new PendingReply(message, invalidateStag, sources, writes));
             return;
         }
-        int slot = freeSendSlots[--freeSendSlotCount];
-        slotSources.set(slot, sources);
-        int offset = slot * sendSlotSize;
+        SendSlot slot = freeSendSlots[--freeSendSlotCount];
+        slot.sources = sources;
+        int offset = slot.index * sendSlotSize;
         int length = message.readableBytes();
         try {
             sendArena.buffer().setBytes(offset, message, message.readerIndex(), length);
@@ -632,28 +643,48 @@ final class RpcRdmaServerConnection {
         if (callsInProgress > 0) {
             callsInProgress--;
         }
-        SendWorkRequest send = SendWorkRequest.send(SEND_TAG | slot, new ScatterGatherEntry(sendArena, offset,
-                length));
         try {
             // The reply's RDMA Writes go first (RFC 5040 §5.5: placed before the Send that follows them is).
-            for (SendWorkRequest w : writes) {
-                qp.postSend(w);
+            for (PlannedWrite w : writes) {
+                post(WRITTEN, id -> SendWorkRequest.write(id, w.handle(), w.offset(),
+                        new ScatterGatherEntry(w.source(), w.at(), w.length())));
             }
-            qp.postSend(invalidateStag != 0 ? send.withInvalidate(invalidateStag) : send);
+            post(slot, id -> {
+                SendWorkRequest send = SendWorkRequest.send(id, new ScatterGatherEntry(sendArena, offset, length));
+                // RFC 8797 §4.1: a Send with Invalidate of the call's one STag when both ends set R.
+                return invalidateStag != 0 ? send.withInvalidate(invalidateStag) : send;
+            });
         } catch (IllegalStateException closing) {
             // The queue pair is closing: this reply will not go; its slot's sources are closed by end().
-            logger.debug("{}: reply not sent: {}", rdma[0], closing.getMessage());
+            logger.debug("{}: reply not sent: {}", rdma, closing.getMessage());
         }
     }
 
-    private void end() {
+    /** Posts the work request {@code build} makes with an id from the session, for {@code pending}. */
+    private void post(PendingOperation pending, LongFunction<SendWorkRequest> build) {
+        long id = context.register(pending);
+        try {
+            qp.postSend(build.apply(id));
+        } catch (RuntimeException e) {
+            context.unregister(id);
+            throw e;
+        }
+    }
+
+    /**
+     * The session ended, or a call broke the protocol: calls being read release their inline part (their read
+     * buffers go with the session's protection domain), handlers still running are cancelled and their arguments
+     * released, replies waiting for a slot are dropped, and the memory of replies' Writes is closed. Once.
+     */
+    @Override
+    public void end(Throwable cause) {
         if (ended) {
             return;
         }
         ended = true;
-        reads.clear();
         for (Call c : reading) {
-            c.inline.release(); // its sinks go with the protection domain
+            c.inline.release();
+            c.inline = null;
         }
         reading.clear();
         for (Call c : new ArrayList<>(inHandler)) {
@@ -665,11 +696,14 @@ final class RpcRdmaServerConnection {
             r.message().release();
             closeAll(r.sources());
         }
-        for (int i = 0; i < slotSources.size(); i++) {
-            closeAll(slotSources.set(i, null));
+        for (SendSlot slot : sendSlots) {
+            closeAll(slot.sources);
+            slot.sources = null;
         }
-        pd.close();
-        onEnd.run();
-        endedFuture.complete(null);
+    }
+
+    @Override
+    public String toString() {
+        return "RpcRdmaServerConnection{" + rdma + ", calls in progress " + callsInProgress + "}";
     }
 }

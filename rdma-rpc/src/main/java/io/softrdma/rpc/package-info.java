@@ -1,14 +1,16 @@
 /**
  * RPC-over-RDMA version 1 (RFC 8166) with ONC RPC (RFC 5531): the transport of NFS over RDMA. This package, the
- * module {@code rdma-rpc}, is SoftRDMA's supported RPC-over-RDMA API; it builds on rdma-core's queue pairs and
- * connection manager directly and does not use rdma-reactive's sessions.
+ * module {@code rdma-rpc}, is SoftRDMA's supported RPC-over-RDMA API. It is a session protocol
+ * ({@code io.softrdma.reactive.spi.SessionProtocol}, RFC 5040 §1's ULP) of rdma-reactive's {@code RdmaClient} and
+ * {@code RdmaServer}: each connection is an {@code RdmaSession} (TCP through reactor-netty, the MPA startup, a queue
+ * pair with its protection domain and completion queue) whose receives land in the session's receive-slot arena.
  *
  * <p>The codecs ({@link io.softrdma.rpc.RpcRdmaHeader}, {@link io.softrdma.rpc.RpcCallHeader},
  * {@link io.softrdma.rpc.RpcReplyHeader}, {@link io.softrdma.rpc.RpcAuth}, {@link io.softrdma.rpc.Xdr}) are XDR
  * (RFC 4506) over Netty buffers; {@link io.softrdma.rpc.RpcRdmaCredits} is the credit bookkeeping of RFC 8166 §3.3
  * as Linux does it; {@link io.softrdma.rpc.RpcRdmaClient} calls procedures of a server such as the Linux kernel's
- * NFS server (svcrdma), and {@link io.softrdma.rpc.RpcRdmaServer} serves them, with the same rules, on rdma-core
- * queue pairs whose RFC 8797 private data sets the inline thresholds.
+ * NFS server (svcrdma), and {@link io.softrdma.rpc.RpcRdmaServer} serves them, with the same rules, on sessions
+ * whose RFC 8797 private data sets the inline thresholds.
  *
  * <h2>Thread safety</h2>
  *

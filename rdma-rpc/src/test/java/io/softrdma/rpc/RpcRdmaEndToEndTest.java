@@ -288,6 +288,48 @@ class RpcRdmaEndToEndTest {
     }
 
     @Test
+    void bothEndsRunOnTheSessionBootstrapWithTheLoopsAndDeviceGiven() throws Exception {
+        // Issue 16: no event loops and no device of the module's own; RFC 8166 runs as the sessions' protocol.
+        reactor.netty.resources.LoopResources loops = reactor.netty.resources.LoopResources.create("rpc-test", 1,
+                true);
+        io.softrdma.verbs.RdmaDevice device = io.softrdma.verbs.RdmaDevice.create("rpc-test");
+        try {
+            start(RpcRdmaServer.create().device(device).tcpConfiguration(t -> t.runOn(loops)),
+                    RpcRdmaClient.create().device(device).tcpConfiguration(t -> t.runOn(loops)));
+            RpcReply reply = client.call(PROGRAM, 1, NULL, Unpooled.EMPTY_BUFFER).block(TIMEOUT);
+            reply.release();
+            assertThat(client.session().protocol().name()).isEqualTo("RPC-over-RDMA v1 (requester)");
+            assertThat(client.session().rpcRdma()).isEqualTo(client.parameters());
+            assertThat(client.connection()).isSameAs(client.session().connection());
+            String thread = client.connection().channel().eventLoop().submit(() -> Thread.currentThread().getName())
+                    .get(TIMEOUT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
+            assertThat(thread).startsWith("rpc-test");
+            assertThat(server.connections()).isEqualTo(1);
+            assertThat(device.registeredRegions()).as("both ends' send and receive arenas").isGreaterThanOrEqualTo(4);
+            client.dispose();
+            client.onDispose().block(TIMEOUT);
+            assertThat(client.isDisposed()).isTrue();
+            client = null;
+            server.dispose();
+            server = null;
+        } finally {
+            loops.disposeLater().block(TIMEOUT);
+        }
+    }
+
+    @Test
+    void aRefusedConnectionFailsAndLeaksTheReceivesPostedForIt() throws java.io.IOException {
+        // RFC 8166 §3.3.2: receives are posted before the connection is; a connection that never comes up
+        // releases them (the leak check after this test looks).
+        int port;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            port = s.getLocalPort();
+        }
+        StepVerifier.create(RpcRdmaClient.create().host("127.0.0.1").port(port).connect())
+                .expectError(java.net.ConnectException.class).verify(TIMEOUT);
+    }
+
+    @Test
     void callsOutstandingWhenTheConnectionEndsFailAndLeakNothing() {
         start(RpcRdmaServer.create(), RpcRdmaClient.create());
         ByteBuf sink = PooledByteBufAllocator.DEFAULT.directBuffer(1024, 1024);
