@@ -26,7 +26,7 @@ import reactor.netty.tcp.TcpClient;
  * the session's, as for every SoftRDMA client ({@link RpcRdmaConnection#session()}).
  *
  * <pre>{@code
- * RpcRdmaConnection c = RpcRdmaClient.create().host("127.0.0.1").port(20049).connect().block();
+ * RpcRdmaConnection c = RpcRdmaClient.create().host(host).port(port).connect().block();
  * RpcReply reply = c.call(100003, 4, 0, Unpooled.EMPTY_BUFFER).block(); // NFSv4 NULL
  * reply.release();
  * }</pre>
