@@ -3,9 +3,9 @@ package io.softrdma.reactive.rpc;
 import io.netty.channel.EventLoopGroup;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.softrdma.cm.ConnectionManager;
+import io.softrdma.cm.RdmaTransport;
 import io.softrdma.cm.RpcRdmaPrivateData;
 import io.softrdma.mpa.MpaSettings;
-import io.softrdma.transport.TransportKind;
 import io.softrdma.verbs.RdmaDevice;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -137,7 +137,7 @@ public final class RpcRdmaClient {
         static final ConnectionManager MANAGER;
 
         static {
-            TransportKind kind = TransportKind.best();
+            RdmaTransport kind = RdmaTransport.best();
             EventLoopGroup group = kind.newEventLoopGroup(2, new DefaultThreadFactory("rpc-rdma", true));
             MANAGER = ConnectionManager.create(kind, group);
         }

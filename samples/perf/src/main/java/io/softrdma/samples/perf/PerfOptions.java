@@ -1,7 +1,7 @@
 package io.softrdma.samples.perf;
 
+import io.softrdma.cm.RdmaTransport;
 import io.softrdma.samples.perf.PerfProtocol.Test;
-import io.softrdma.transport.TransportKind;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,7 +35,7 @@ import java.util.Locale;
 record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Duration duration, Duration warmup,
         double rate, boolean crc, boolean markers, int mpaRevision, int port, boolean server, String connect,
         boolean json, boolean progress,
-        boolean baseline, TransportKind transport, Api api, List<ReactiveTest> reactiveTests) {
+        boolean baseline, RdmaTransport transport, Api api, List<ReactiveTest> reactiveTests) {
 
     /** Which API a run measures. */
     enum Api {
@@ -124,7 +124,7 @@ record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Durat
         boolean json = false;
         boolean progress = true;
         boolean baseline = true;
-        TransportKind transport = TransportKind.best();
+        RdmaTransport transport = RdmaTransport.best();
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             switch (a) {
@@ -357,15 +357,15 @@ record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Durat
         return v;
     }
 
-    private static TransportKind parseTransport(String v) {
+    private static RdmaTransport parseTransport(String v) {
         return switch (v) {
             case "epoll" -> {
-                if (TransportKind.best() != TransportKind.EPOLL) {
+                if (RdmaTransport.best() != RdmaTransport.EPOLL) {
                     throw new IllegalArgumentException("--transport epoll: native epoll is not available here");
                 }
-                yield TransportKind.EPOLL;
+                yield RdmaTransport.EPOLL;
             }
-            case "nio" -> TransportKind.NIO;
+            case "nio" -> RdmaTransport.NIO;
             default -> throw new IllegalArgumentException("--transport " + v + ": use epoll or nio");
         };
     }
