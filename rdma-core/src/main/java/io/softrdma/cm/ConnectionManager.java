@@ -8,9 +8,8 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.softrdma.internal.mpa.MpaStartupHandler;
 import io.softrdma.mpa.MpaSettings;
-import io.softrdma.mpa.MpaStartupHandler;
-import io.softrdma.transport.TransportKind;
 import io.softrdma.verbs.QueuePair;
 import io.softrdma.verbs.QueuePairHandler;
 import java.net.SocketAddress;
@@ -28,11 +27,11 @@ import java.util.concurrent.TimeUnit;
  */
 public final class ConnectionManager implements AutoCloseable {
 
-    private final TransportKind transport;
+    private final RdmaTransport transport;
     private final EventLoopGroup group;
     private final boolean ownsGroup;
 
-    private ConnectionManager(TransportKind transport, EventLoopGroup group, boolean ownsGroup) {
+    private ConnectionManager(RdmaTransport transport, EventLoopGroup group, boolean ownsGroup) {
         this.transport = transport;
         this.group = group;
         this.ownsGroup = ownsGroup;
@@ -45,14 +44,14 @@ public final class ConnectionManager implements AutoCloseable {
 
     /** A connection manager with {@code threads} event loops of its own (0: one per core). */
     public static ConnectionManager create(int threads) {
-        TransportKind transport = TransportKind.best();
+        RdmaTransport transport = RdmaTransport.best();
         int n = threads > 0 ? threads : Runtime.getRuntime().availableProcessors();
         return new ConnectionManager(transport,
                 transport.newEventLoopGroup(n, new DefaultThreadFactory("softrdma", true)), true);
     }
 
     /** A connection manager on event loops the caller owns (and shuts down). */
-    public static ConnectionManager create(TransportKind transport, EventLoopGroup group) {
+    public static ConnectionManager create(RdmaTransport transport, EventLoopGroup group) {
         return new ConnectionManager(Objects.requireNonNull(transport, "transport"),
                 Objects.requireNonNull(group, "group"), false);
     }

@@ -4,10 +4,11 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.FixedRecvByteBufAllocator;
 import io.netty.channel.WriteBufferWaterMark;
+import io.softrdma.internal.mpa.MpaStartupHandler;
+import io.softrdma.internal.transport.PipelineNames;
+import io.softrdma.internal.transport.TlsBarrierAdapter;
 import io.softrdma.mpa.MpaNegotiation;
 import io.softrdma.mpa.MpaSettings;
-import io.softrdma.mpa.MpaStartupHandler;
-import io.softrdma.transport.PipelineNames;
 import io.softrdma.verbs.QueuePair;
 import io.softrdma.verbs.QueuePairHandler;
 import java.util.Objects;
@@ -83,6 +84,19 @@ public final class RdmaPipeline {
         add(channel, before, PipelineNames.MPA_STARTUP, startup);
         add(channel, before, PipelineNames.QUEUE_PAIR, qpHandler);
         return startup.outcome().thenApply((MpaNegotiation n) -> new RdmaConnection(channel, queuePair, n));
+    }
+
+    /**
+     * For a channel that runs MPA over TLS: puts the adapter that lets the queue pair learn when TCP took
+     * its writes (RFC 5040 §5.5 rule 14) through the TLS handler right after the handler named
+     * {@code tlsHandler} (a Netty {@code SslHandler}, which takes nothing but buffers). Call after the TLS
+     * handler is in the pipeline and before the connection is in RDMA mode.
+     *
+     * @throws java.util.NoSuchElementException if the pipeline has no handler named {@code tlsHandler}
+     */
+    public static void addTlsBarrier(Channel channel, String tlsHandler) {
+        Objects.requireNonNull(channel, "channel");
+        channel.pipeline().addAfter(tlsHandler, TlsBarrierAdapter.NAME, TlsBarrierAdapter.INSTANCE);
     }
 
     private static void add(Channel channel, String before, String name, io.netty.channel.ChannelHandler handler) {

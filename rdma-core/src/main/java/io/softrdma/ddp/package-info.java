@@ -1,10 +1,12 @@
 /**
- * DDP, Direct Data Placement over Reliable Transports (RFC 5041): segment headers for the Tagged and
- * Untagged Buffer Models, the untagged queue numbers RDMAP uses, and DDP's error table.
+ * DDP, Direct Data Placement over Reliable Transports (RFC 5041): the part of it an application sees.
  *
- * <p>Owns the wire formats (RFC 5041 §4, as RFC 5040 Appendix A shows them for each RDMA message) and
- * the error vocabulary (§7.2). The placement engine itself — STag and bounds checks, MSN and MO rules,
- * copying payload into registered memory — runs in {@code io.softrdma.verbs}, next to the queue pair
- * state it needs; it uses these codecs.
+ * <p><b>Supported API.</b> {@link io.softrdma.ddp.DdpError}, DDP's error table (§7.2), which a Terminate's
+ * code ({@link io.softrdma.rdmap.TerminateCode}) may name. Immutable.
+ *
+ * <p>The segment headers for the Tagged and Untagged Buffer Models and the untagged queue numbers RDMAP
+ * uses are in {@code io.softrdma.internal.ddp}; the placement engine itself — STag and bounds checks,
+ * MSN and MO rules, copying payload into registered memory — runs in {@code io.softrdma.verbs}, next to
+ * the queue pair state it needs.
  */
 package io.softrdma.ddp;

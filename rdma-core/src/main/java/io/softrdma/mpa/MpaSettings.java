@@ -1,5 +1,7 @@
 package io.softrdma.mpa;
 
+import io.softrdma.internal.mpa.FpduCodec;
+import io.softrdma.internal.mpa.MpaStartupFrameCodec;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -262,11 +264,6 @@ public record MpaSettings(
             return new MpaSettings(revision, crc, markers, refuseMarkers, maxPrivateDataLength, requestTimeout,
                     replyTimeout, acceptTimeout, maxUlpduLength, peerToPeer, firstFpduProbe, closeOnReject);
         }
-    }
-
-    /** Fails fast when private data to be sent exceeds {@link #maxPrivateDataLength()}. */
-    void checkOutgoingPrivateData(byte[] privateData) {
-        checkOutgoingPrivateData(privateData, revision == REVISION_2);
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.softrdma.mpa;
 
+import io.softrdma.internal.mpa.MpaStartupFrameCodec;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.Objects;
@@ -72,11 +73,6 @@ public final class MpaStartupFrame {
         return of(Type.REPLY, markers, crc, rejected, 0, revision, privateData);
     }
 
-    static MpaStartupFrame wrap(Type type, boolean markers, boolean crc, boolean rejected, int reserved, int revision,
-            byte[] privateDataOwned) {
-        return new MpaStartupFrame(type, markers, crc, rejected, reserved, revision, privateDataOwned);
-    }
-
     public Type type() {
         return type;
     }
@@ -114,10 +110,6 @@ public final class MpaStartupFrame {
     /** A copy of the private data. */
     public byte[] privateData() {
         return privateData.clone();
-    }
-
-    byte[] privateDataUnsafe() {
-        return privateData;
     }
 
     /**

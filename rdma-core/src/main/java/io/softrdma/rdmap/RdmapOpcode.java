@@ -1,6 +1,11 @@
 package io.softrdma.rdmap;
 
-import io.softrdma.ddp.UntaggedHeaderCodec;
+import io.softrdma.internal.ddp.UntaggedHeaderCodec;
+import io.softrdma.internal.rdmap.AtomicRequestCodec;
+import io.softrdma.internal.rdmap.AtomicResponseCodec;
+import io.softrdma.internal.rdmap.ImmediateDataCodec;
+import io.softrdma.internal.rdmap.ReadRequestCodec;
+import io.softrdma.internal.rdmap.TerminateCodec;
 
 /**
  * RDMA message types, RFC 5040 §4.2 Figure 4 and Figure 5 and the four of RFC 7306 (Immediate Data, Immediate

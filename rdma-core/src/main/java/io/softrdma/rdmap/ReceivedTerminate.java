@@ -3,7 +3,7 @@ package io.softrdma.rdmap;
 import io.netty.buffer.ByteBufUtil;
 
 /**
- * A Terminate the peer sent, as decoded by {@link TerminateCodec#decode}.
+ * A Terminate the peer sent, as decoded by the queue pair (RFC 5040 §4.8; Linux siw 6.1's layout too).
  *
  * <p>Thread safety: immutable (header arrays are copied out).
  *

@@ -23,9 +23,14 @@ public final class TerminateException extends RdmaException {
         this.received = received;
     }
 
-    /** This endpoint terminated the stream for {@code cause}. */
-    public static TerminateException sent(TerminateCause cause) {
-        return new TerminateException(cause.code(), false, null, "Terminate sent: " + cause);
+    /**
+     * This endpoint terminated the stream with {@code code}.
+     *
+     * @param code the Terminate's Layer, Error Type and Error Code
+     * @param cause what the peer did, and the headers the Terminate carried
+     */
+    public static TerminateException sent(TerminateCode code, String cause) {
+        return new TerminateException(code, false, null, "Terminate sent: " + cause);
     }
 
     /** The peer terminated the stream. */

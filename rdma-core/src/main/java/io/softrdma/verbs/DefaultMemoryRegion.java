@@ -1,8 +1,8 @@
 package io.softrdma.verbs;
 
 import io.netty.buffer.ByteBuf;
+import io.softrdma.internal.rdmap.AtomicRequestCodec;
 import io.softrdma.rdmap.AtomicOperation;
-import io.softrdma.rdmap.AtomicRequestCodec;
 import java.nio.ByteBuffer;
 import java.util.Collections;
 import java.util.EnumSet;

@@ -7,14 +7,14 @@ import io.netty.util.internal.PlatformDependent;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 import io.softrdma.ConnectionClosedException;
-import io.softrdma.ddp.UntaggedHeaderCodec;
+import io.softrdma.internal.ddp.UntaggedHeaderCodec;
 import io.softrdma.mpa.MpaNegotiation;
 import io.softrdma.rdmap.TerminateCode;
 import io.softrdma.mpa.MpaRole;
 import io.softrdma.mpa.LlpErrorCode;
 import io.softrdma.rdmap.RdmapExtensions;
 import io.softrdma.rdmap.ReceivedTerminate;
-import io.softrdma.rdmap.TerminateCause;
+import io.softrdma.internal.rdmap.TerminateCause;
 import io.softrdma.rdmap.TerminateException;
 import java.util.List;
 import java.util.Objects;
@@ -575,7 +575,7 @@ final class DefaultQueuePair implements QueuePair {
         }
         state = QueuePairState.TERMINATE;
         cancelFirstFpduProbe();
-        terminate = TerminateException.sent(cause);
+        terminate = TerminateException.sent(cause.code(), cause.toString());
         logger.debug("{} queue pair {} sends Terminate: {}", ctx.channel(), number, cause);
         receiver.stop();
         sender.sendTerminateAndClose(cause);

@@ -4,10 +4,10 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.ReferenceCountUtil;
-import io.softrdma.mpa.FpduException;
+import io.softrdma.internal.mpa.FpduException;
+import io.softrdma.internal.mpa.MpaEstablishedEvent;
+import io.softrdma.internal.rdmap.TerminateCause;
 import io.softrdma.mpa.LlpErrorCode;
-import io.softrdma.mpa.MpaEstablishedEvent;
-import io.softrdma.rdmap.TerminateCause;
 import io.softrdma.rdmap.TerminateCode;
 import java.io.IOException;
 

@@ -1,20 +1,20 @@
 package io.softrdma.verbs;
 
 import io.netty.buffer.ByteBuf;
-import io.softrdma.ddp.DdpControl;
 import io.softrdma.ddp.DdpError;
-import io.softrdma.ddp.TaggedHeaderCodec;
-import io.softrdma.ddp.UntaggedHeaderCodec;
+import io.softrdma.internal.ddp.DdpControl;
+import io.softrdma.internal.ddp.TaggedHeaderCodec;
+import io.softrdma.internal.ddp.UntaggedHeaderCodec;
+import io.softrdma.internal.rdmap.AtomicRequestCodec;
+import io.softrdma.internal.rdmap.AtomicResponseCodec;
+import io.softrdma.internal.rdmap.ImmediateDataCodec;
+import io.softrdma.internal.rdmap.ReadRequestCodec;
+import io.softrdma.internal.rdmap.TerminateCause;
+import io.softrdma.internal.rdmap.TerminateCodec;
 import io.softrdma.rdmap.AtomicOperation;
-import io.softrdma.rdmap.AtomicRequestCodec;
-import io.softrdma.rdmap.AtomicResponseCodec;
-import io.softrdma.rdmap.ImmediateDataCodec;
 import io.softrdma.rdmap.RdmapError;
 import io.softrdma.rdmap.RdmapOpcode;
-import io.softrdma.rdmap.ReadRequestCodec;
-import io.softrdma.rdmap.TerminateCause;
 import io.softrdma.rdmap.TerminateCode;
-import io.softrdma.rdmap.TerminateCodec;
 import java.util.List;
 
 /**

@@ -6,6 +6,8 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
+import io.softrdma.internal.mpa.FpduDecoder;
+import io.softrdma.internal.mpa.FpduEncoder;
 import io.softrdma.testing.Hex;
 import java.util.ArrayList;
 import java.util.List;

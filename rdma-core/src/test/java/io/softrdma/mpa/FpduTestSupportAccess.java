@@ -1,5 +1,6 @@
 package io.softrdma.mpa;
 
+import io.softrdma.internal.mpa.FpduEncoder;
 import java.util.List;
 
 /** Lets tests of other packages frame ULPDUs the way {@link FpduEncoder} does (CRC on, no Markers). */

@@ -17,10 +17,13 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
+import io.softrdma.cm.RdmaTransport;
+import io.softrdma.internal.mpa.FpduException;
+import io.softrdma.internal.mpa.MpaRequestListener;
+import io.softrdma.internal.mpa.MpaStartupHandler;
+import io.softrdma.internal.transport.PipelineNames;
 import io.softrdma.mpa.MpaStartupException.Reason;
 import io.softrdma.testing.Hex;
-import io.softrdma.transport.PipelineNames;
-import io.softrdma.transport.TransportKind;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -55,7 +58,7 @@ class MpaLoopbackTest {
     private static final int[] SIZES = {0, 1, 100, 511, 512, 513, 4096, 20000, 64768};
 
     private static EventLoopGroup group;
-    private static final TransportKind TRANSPORT = TransportKind.best();
+    private static final RdmaTransport TRANSPORT = RdmaTransport.best();
 
     @BeforeAll
     static void startLoop() {

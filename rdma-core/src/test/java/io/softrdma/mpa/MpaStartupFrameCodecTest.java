@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.softrdma.internal.mpa.MpaStartupFrameCodec;
 import org.junit.jupiter.api.Test;
 
 class MpaStartupFrameCodecTest {

@@ -11,9 +11,15 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.embedded.EmbeddedChannel;
+import io.softrdma.internal.mpa.FpduCodec;
+import io.softrdma.internal.mpa.FpduException;
+import io.softrdma.internal.mpa.MpaEstablishedEvent;
+import io.softrdma.internal.mpa.MpaRequestListener;
+import io.softrdma.internal.mpa.MpaResponderDecision;
+import io.softrdma.internal.mpa.MpaStartupHandler;
+import io.softrdma.internal.transport.PipelineNames;
 import io.softrdma.mpa.MpaStartupException.Reason;
 import io.softrdma.testing.Hex;
-import io.softrdma.transport.PipelineNames;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -477,7 +483,7 @@ class MpaStartupHandlerTest {
         drainOutbound(ch);
         ch.writeInbound(Hex.buf(frame(REP_KEY, replyM ? 0xC0 : 0x40, 1, "")));
         // EmbeddedChannel has no interface: the EMSS is the Ethernet default, 1460.
-        int expected = Math.min(cap, FpduCodec.mulpdu(io.softrdma.transport.TcpMss.DEFAULT_EMSS, replyM));
+        int expected = Math.min(cap, FpduCodec.mulpdu(io.softrdma.internal.transport.TcpMss.DEFAULT_EMSS, replyM));
         assertThat(h.outcome().get(0, TimeUnit.SECONDS).mulpdu()).isEqualTo(expected);
         ch.finishAndReleaseAll();
     }

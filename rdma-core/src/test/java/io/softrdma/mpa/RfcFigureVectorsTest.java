@@ -9,6 +9,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
+import io.softrdma.internal.mpa.Crc32c;
+import io.softrdma.internal.mpa.FpduDecoder;
+import io.softrdma.internal.mpa.FpduEncoder;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 

@@ -11,6 +11,8 @@ import io.netty.channel.ChannelPromise;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.util.ResourceLeakDetector;
 import io.netty.util.concurrent.FastThreadLocalThread;
+import io.softrdma.internal.mpa.FpduDecoder;
+import io.softrdma.internal.mpa.FpduEncoder;
 import java.lang.management.ManagementFactory;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;

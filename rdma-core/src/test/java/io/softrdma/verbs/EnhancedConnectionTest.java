@@ -12,15 +12,15 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.softrdma.cm.ConnectionManager;
 import io.softrdma.cm.RdmaConnection;
+import io.softrdma.cm.RdmaTransport;
 import io.softrdma.cm.RpcRdmaPrivateData;
+import io.softrdma.internal.mpa.MpaStartupHandler;
+import io.softrdma.internal.transport.PipelineNames;
 import io.softrdma.mpa.MpaSettings;
 import io.softrdma.mpa.MpaStartupException.Reason;
 import io.softrdma.mpa.MpaStartupException;
-import io.softrdma.mpa.MpaStartupHandler;
 import io.softrdma.mpa.PeerToPeerMode;
 import io.softrdma.mpa.ReadyToReceive;
-import io.softrdma.transport.PipelineNames;
-import io.softrdma.transport.TransportKind;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -310,7 +310,7 @@ class EnhancedConnectionTest {
     @Test
     void aQueuePairThatCannotHoldTheOfferedIrdTerminatesInsteadOfBreakingItsPromise() throws Exception {
         try (RawResponder raw = new RawResponder()) {
-            EventLoopGroup group = TransportKind.best().newEventLoopGroup(1,
+            EventLoopGroup group = RdmaTransport.best().newEventLoopGroup(1,
                     new DefaultThreadFactory("irdtest", true));
             Loopback.Side client = new Loopback.Side(c -> c.withReadDepths(1, 2));
             try {
@@ -319,7 +319,7 @@ class EnhancedConnectionTest {
                         new byte[0]);
                 QueuePairHandler handler = QueuePairHandler.of(client.qp);
                 new Bootstrap().group(group)
-                        .channel(TransportKind.best().socketChannel())
+                        .channel(RdmaTransport.best().socketChannel())
                         .handler(new ChannelInitializer<Channel>() {
                             @Override
                             protected void initChannel(Channel ch) {

@@ -2,6 +2,7 @@ package io.softrdma.verbs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.awaitility.Awaitility.await;
 
 import io.netty.buffer.ByteBufUtil;
@@ -10,11 +11,11 @@ import io.netty.channel.ChannelOutboundBuffer;
 import io.softrdma.cm.ConnectionManager;
 import io.softrdma.cm.RdmaConnection;
 import io.softrdma.cm.RdmaListener;
-import io.softrdma.mpa.FpduEncoder;
+import io.softrdma.internal.mpa.FpduEncoder;
+import io.softrdma.internal.transport.PipelineNames;
 import io.softrdma.mpa.MpaSettings;
 import io.softrdma.rdmap.RdmapOpcode;
 import io.softrdma.rdmap.TerminateException;
-import io.softrdma.transport.PipelineNames;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.concurrent.BlockingQueue;
@@ -130,13 +131,18 @@ class HostilePeerTest {
                 .until(() -> onLoop(qp, () -> qp.counters().messages(RdmapOpcode.RDMA_WRITE, true)) == 1);
         peer[0].pauseReading();
         MemoryRegion source = pd.allocate(1 << 20, Access.of(Access.LOCAL_WRITE));
-        // 64 Writes of 1 MiB to the peer (its STag does not matter: it never reads them).
-        for (int i = 0; i < depth; i++) {
-            qp.postSend(SendWorkRequest.write(i, new RemoteMemory(0x1234_5678, 0, 1 << 20), ScatterGatherEntry.of(source)));
-        }
-        assertThatThrownBy(() -> qp.postSend(SendWorkRequest.write(99, new RemoteMemory(0x1234_5678, 0, 1 << 20),
-                ScatterGatherEntry.of(source)))).as("the send queue is the bound on posted work")
-                .hasMessageContaining("send queue full");
+        // 64 Writes of 1 MiB to the peer (its STag does not matter: it never reads them), posted by one task on
+        // the queue pair's event loop, which carries them out only after it: none can complete (and free its
+        // slot) before the 65th post, which must find the send queue full.
+        Throwable refused = onLoop(qp, () -> {
+            for (int i = 0; i < depth; i++) {
+                qp.postSend(SendWorkRequest.write(i, new RemoteMemory(0x1234_5678, 0, 1 << 20),
+                        ScatterGatherEntry.of(source)));
+            }
+            return catchThrowable(() -> qp.postSend(SendWorkRequest.write(99, new RemoteMemory(0x1234_5678, 0, 1 << 20),
+                    ScatterGatherEntry.of(source))));
+        });
+        assertThat(refused).as("the send queue is the bound on posted work").hasMessageContaining("send queue full");
         // The sender has written until the channel took no more: the stall this test is about.
         Channel ch = ((DefaultQueuePair) qp).ctx.channel();
         await("the sender stalls: the channel no longer takes writes").atMost(Duration.ofSeconds(10))

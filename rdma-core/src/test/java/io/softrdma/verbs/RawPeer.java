@@ -10,12 +10,12 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
+import io.softrdma.cm.RdmaTransport;
+import io.softrdma.internal.mpa.MpaStartupHandler;
+import io.softrdma.internal.transport.PipelineNames;
 import io.softrdma.mpa.MpaNegotiation;
 import io.softrdma.mpa.MpaSettings;
-import io.softrdma.mpa.MpaStartupHandler;
 import io.softrdma.testing.Hex;
-import io.softrdma.transport.PipelineNames;
-import io.softrdma.transport.TransportKind;
 import java.net.InetSocketAddress;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
@@ -41,7 +41,7 @@ final class RawPeer implements AutoCloseable {
     static RawPeer connect(EventLoopGroup group, int port, MpaSettings settings, byte[] privateData) throws Exception {
         RawPeer peer = new RawPeer();
         MpaStartupHandler startup = MpaStartupHandler.initiator(settings, privateData);
-        peer.channel = new Bootstrap().group(group).channel(TransportKind.best().socketChannel())
+        peer.channel = new Bootstrap().group(group).channel(RdmaTransport.best().socketChannel())
                 .option(ChannelOption.TCP_NODELAY, true)
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override

@@ -9,7 +9,6 @@ import io.softrdma.cm.StartupLimiter;
 import io.softrdma.mpa.MpaSettings;
 import io.softrdma.reactive.internal.SessionResources;
 import io.softrdma.reactive.spi.SessionProtocol;
-import io.softrdma.transport.TlsBarrierAdapter;
 import io.softrdma.verbs.QueuePairConfig;
 import io.softrdma.verbs.RdmaDevice;
 import java.nio.charset.StandardCharsets;
@@ -281,12 +280,13 @@ public final class RdmaServer {
     }
 
     /**
-     * With TLS configured ({@code tcpConfiguration(t -> t.secure(...))}), puts {@link TlsBarrierAdapter}
-     * between the TLS handler and MPA, so that completions that wait for TCP pass through TLS.
+     * With TLS configured ({@code tcpConfiguration(t -> t.secure(...))}), puts the TLS barrier adapter
+     * ({@link RdmaPipeline#addTlsBarrier}) between the TLS handler and MPA, so that completions that wait
+     * for TCP pass through TLS.
      */
     static void adaptTls(Channel channel) {
         if (channel.pipeline().get(NettyPipeline.SslHandler) != null) {
-            channel.pipeline().addAfter(NettyPipeline.SslHandler, TlsBarrierAdapter.NAME, TlsBarrierAdapter.INSTANCE);
+            RdmaPipeline.addTlsBarrier(channel, NettyPipeline.SslHandler);
         }
     }
 

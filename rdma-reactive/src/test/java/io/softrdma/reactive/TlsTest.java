@@ -22,7 +22,7 @@ import reactor.test.StepVerifier;
 /**
  * MPA over TLS through reactor-netty's {@code secure(...)}: not iWARP on the wire, for SoftRDMA peers on
  * untrusted networks. Writes, Reads and Sends complete as over plain TCP — their completions wait for TCP
- * through the TLS handler ({@link io.softrdma.transport.TlsBarrierAdapter}).
+ * through the TLS handler ({@link io.softrdma.cm.RdmaPipeline#addTlsBarrier}).
  */
 class TlsTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(20);

@@ -11,7 +11,7 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
-import io.softrdma.transport.TransportKind;
+import io.softrdma.cm.RdmaTransport;
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -28,11 +28,11 @@ final class Loopback implements AutoCloseable {
     static final String SERVER_THREADS = "tcp-server";
     static final String CLIENT_THREADS = "tcp-client";
 
-    private final TransportKind transport;
+    private final RdmaTransport transport;
     private final EventLoopGroup serverGroup;
     private final EventLoopGroup clientGroup;
 
-    Loopback(TransportKind transport) {
+    Loopback(RdmaTransport transport) {
         this.transport = transport;
         this.serverGroup = transport.newEventLoopGroup(1, new DefaultThreadFactory(SERVER_THREADS, true));
         this.clientGroup = transport.newEventLoopGroup(1, new DefaultThreadFactory(CLIENT_THREADS, true));

@@ -2,8 +2,8 @@ package io.softrdma.samples.perf;
 
 import io.softrdma.samples.cli.CommandLines;
 import io.softrdma.samples.cli.OptionValues;
+import io.softrdma.cm.RdmaTransport;
 import io.softrdma.samples.perf.PerfProtocol.Test;
-import io.softrdma.transport.TransportKind;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -40,7 +40,7 @@ import picocli.CommandLine.Option;
 record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Duration duration, Duration warmup,
         double rate, boolean crc, boolean markers, int mpaRevision, int port, boolean server, String connect,
         boolean json, boolean progress,
-        boolean baseline, TransportKind transport, Api api, List<ReactiveTest> reactiveTests) {
+        boolean baseline, RdmaTransport transport, Api api, List<ReactiveTest> reactiveTests) {
 
     /** Which API a run measures. */
     enum Api {
@@ -168,7 +168,7 @@ record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Durat
             int mpaRevision = this.mpaRevision == null ? 2 : parseRevision(this.mpaRevision);
             Integer port = this.port == null ? null : parsePort(this.port);
             String connect = this.connect == null ? null : parseHostPort(this.connect);
-            TransportKind transport = this.transport == null ? TransportKind.best() : parseTransport(this.transport);
+            RdmaTransport transport = this.transport == null ? RdmaTransport.best() : parseTransport(this.transport);
             List<Test> tests = api.verbs() ? parseTests(test, api) : List.of();
             List<ReactiveTest> reactiveTests = api.reactive() ? parseReactiveTests(test, api) : List.of();
             if (tests.isEmpty() && reactiveTests.isEmpty()) {
@@ -365,15 +365,15 @@ record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Durat
         return v;
     }
 
-    private static TransportKind parseTransport(String v) {
+    private static RdmaTransport parseTransport(String v) {
         return switch (v) {
             case "epoll" -> {
-                if (TransportKind.best() != TransportKind.EPOLL) {
+                if (RdmaTransport.best() != RdmaTransport.EPOLL) {
                     throw new IllegalArgumentException("--transport epoll: native epoll is not available here");
                 }
-                yield TransportKind.EPOLL;
+                yield RdmaTransport.EPOLL;
             }
-            case "nio" -> TransportKind.NIO;
+            case "nio" -> RdmaTransport.NIO;
             default -> throw new IllegalArgumentException("--transport " + v + ": use epoll or nio");
         };
     }

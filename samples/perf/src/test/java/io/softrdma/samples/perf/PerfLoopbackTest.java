@@ -6,9 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.softrdma.cm.ConnectionManager;
 import io.softrdma.cm.RdmaListener;
+import io.softrdma.cm.RdmaTransport;
 import io.softrdma.mpa.MpaSettings;
 import io.softrdma.samples.perf.PerfProtocol.Reply;
-import io.softrdma.transport.TransportKind;
 import io.softrdma.verbs.Access;
 import io.softrdma.verbs.MemoryRegion;
 import io.softrdma.verbs.ProtectionDomain;
@@ -94,7 +94,7 @@ class PerfLoopbackTest {
     @Test
     void atomicsNeedAServerThatAgreesToThem() throws Exception {
         // A server that does not offer RFC 7306 (as Linux siw): its queue pair has no extensions.
-        TransportKind transport = TransportKind.best();
+        RdmaTransport transport = RdmaTransport.best();
         RdmaDevice device = RdmaDevice.create();
         ConnectionManager cm = ConnectionManager.create(transport, transport.newEventLoopGroup(1,
                 new DefaultThreadFactory("no-atomics", true)));

@@ -2,7 +2,7 @@ package io.softrdma.samples.rping;
 
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.softrdma.cm.ConnectionManager;
-import io.softrdma.transport.TransportKind;
+import io.softrdma.cm.RdmaTransport;
 import io.softrdma.verbs.RdmaDevice;
 import java.io.PrintStream;
 import java.util.concurrent.TimeUnit;
@@ -71,7 +71,7 @@ public final class RpingMain {
             return USAGE;
         }
         RpingConsole console = new RpingConsole(out, err, options.debug());
-        TransportKind transport = TransportKind.best();
+        RdmaTransport transport = RdmaTransport.best();
         // One event loop: rping has one connection (a few with -P) and one message in flight on each.
         ConnectionManager cm = ConnectionManager.create(transport,
                 transport.newEventLoopGroup(1, new DefaultThreadFactory("rping", true)));

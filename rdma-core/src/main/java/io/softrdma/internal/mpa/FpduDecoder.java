@@ -1,0 +1,270 @@
+package io.softrdma.internal.mpa;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.CompositeByteBuf;
+import io.netty.buffer.WrappedByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.ByteToMessageDecoder;
+import io.netty.util.internal.logging.InternalLogger;
+import io.netty.util.internal.logging.InternalLoggerFactory;
+import io.softrdma.mpa.LlpErrorCode;
+import io.softrdma.mpa.MpaNegotiation;
+import java.util.List;
+
+/**
+ * Finds the FPDUs in the received stream (RFC 5044 §6), checks each one's CRC (§4.4) and Markers
+ * (§4.3), strips the Markers, and passes each ULPDU upward as a retained slice of the read buffers:
+ * the payload is not copied here, only by the layer that places it. (A ULPDU with Markers inside it
+ * is the exception: it is copied out around them.)
+ *
+ * <p>Reads are cumulated without copying (a composite of the socket buffers), so an FPDU split across
+ * reads costs no copy either; many FPDUs in one read are handed on one by one.
+ *
+ * <p>An FPDU whose CRC does not match, whose ULPDU_Length exceeds what a sender may post (64768, §3),
+ * or whose Markers do not point to its ULPDU_Length field is reported as an {@link FpduException}
+ * through {@code exceptionCaught}, carrying the LLP error code of RFC 5044 §8. After an error no
+ * further FPDU is passed on and the stream is not read further (§8); the connection stays open for
+ * the layer above to send its Terminate and close.
+ *
+ * <p>RFC 5044 §8 code 1 (the TCP connection closed, by FIN, reset or loss) and the §7.2 notice of a
+ * graceful close reach the layer above as {@code channelInactive}, after every complete FPDU received
+ * before it.
+ *
+ * <p>Ownership: every ULPDU passed to {@code channelRead} must be released by the handler above.
+ *
+ * <p>Thread safety: a channel handler; all methods run on the channel's event loop.
+ */
+public final class FpduDecoder extends ByteToMessageDecoder {
+    private static final InternalLogger logger = InternalLoggerFactory.getInstance(FpduDecoder.class);
+
+    private final boolean crcEnabled;
+    private final boolean markers;
+    private final Crc32c crc = new Crc32c();
+    /** Octets received since the first FPDU: where the peer's Markers fall (§4.3). */
+    private long streamPosition;
+    private long fpdusReceived;
+    private boolean failed;
+    private Runnable firstFpduListener;
+    private Runnable failureListener;
+
+    /**
+     * @param crcEnabled check the CRC32c of each FPDU (only when negotiated; else it is not checked)
+     * @param markers the peer inserts Markers, because this endpoint declared M = 1
+     */
+    public FpduDecoder(boolean crcEnabled, boolean markers) {
+        this.crcEnabled = crcEnabled;
+        this.markers = markers;
+        setCumulator(COMPOSITE_CUMULATOR);
+    }
+
+    /** A decoder for this endpoint's side of a negotiated connection. */
+    public static FpduDecoder of(MpaNegotiation negotiation) {
+        return new FpduDecoder(negotiation.crc(), negotiation.markersReceived());
+    }
+
+    /**
+     * Runs {@code listener} once, on the event loop, right after the first FPDU has been validated;
+     * a responder opens its {@link FpduEncoder} with it (RFC 5044 §7.1.2 rule 4).
+     */
+    public void onFirstFpdu(Runnable listener) {
+        this.firstFpduListener = listener;
+    }
+
+    /**
+     * Runs {@code listener} once, on the event loop, when a framing error stops this decoder; a
+     * responder that has not received a valid FPDU yet then refuses to send any (RFC 5044 §7.1.2 rule 4).
+     */
+    public void onFailure(Runnable listener) {
+        this.failureListener = listener;
+    }
+
+    /** The number of valid FPDUs passed on so far. */
+    public long fpdusReceived() {
+        return fpdusReceived;
+    }
+
+    /** Whether a framing error stopped this decoder. */
+    public boolean isFailed() {
+        return failed;
+    }
+
+    /** Decodes at most one FPDU per call, so that ULPDUs before an error reach DDP before the error does. */
+    @Override
+    protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+        if (failed) {
+            in.skipBytes(in.readableBytes());
+            return;
+        }
+        int start = in.readerIndex();
+        int available = in.readableBytes();
+        long position = streamPosition;
+        int leading = markers && FpduCodec.octetsBeforeMarker(position) == 0 ? FpduCodec.MARKER_LENGTH : 0;
+        if (available < leading + FpduCodec.LENGTH_FIELD_LENGTH) {
+            return;
+        }
+        int ulpduLength = FpduCodec.ulpduLength(in, start + leading);
+        if (ulpduLength > FpduCodec.MAX_ULPDU_LENGTH) {
+            // A local choice: RFC 5044 has no code for a ULPDU_Length no sender may post (§3); it is the
+            // length field that cannot be right, so it is reported as the framing error code 3.
+            fail(ctx, in, LlpErrorCode.MARKER_AND_ULPDU_LENGTH_MISMATCH, "FPDU at stream octet " + position
+                    + ": ULPDU_Length " + ulpduLength + " exceeds the largest ULPDU a sender may post, "
+                    + FpduCodec.MAX_ULPDU_LENGTH + " octets (RFC 5044 §3)");
+            return;
+        }
+        long fpduStart = position + leading;
+        int unmarkedLength = FpduCodec.fpduLength(ulpduLength);
+        int innerMarkers = markers ? FpduEncoder.innerMarkerCount(fpduStart, unmarkedLength) : 0;
+        int wireLength = leading + unmarkedLength + FpduCodec.MARKER_LENGTH * innerMarkers;
+        if (available < wireLength) {
+            return;
+        }
+        if (crcEnabled) {
+            int computed = crc.reset().update(in, start, wireLength - FpduCodec.CRC_LENGTH).value();
+            int received = FpduCodec.crcLittleEndian(in, start + wireLength - FpduCodec.CRC_LENGTH);
+            if (computed != received) {
+                fail(ctx, in, LlpErrorCode.CRC_ERROR, String.format(
+                        "FPDU at stream octet %d (ULPDU_Length %d): CRC32c received 0x%08x, computed 0x%08x"
+                                + " (RFC 5044 §4.4)", position, ulpduLength, received, computed));
+                return;
+            }
+        }
+        if (markers && !markersValid(ctx, in, start, position, leading, fpduStart, innerMarkers)) {
+            return;
+        }
+        int ulpduIndex = start + leading + FpduCodec.LENGTH_FIELD_LENGTH;
+        ByteBuf ulpdu = markerInsideUlpdu(fpduStart, ulpduLength, innerMarkers)
+                ? extractAroundMarkers(ctx, in, start, position, fpduStart, ulpduLength)
+                : retainedSlice(in, ulpduIndex, ulpduLength);
+        in.skipBytes(wireLength);
+        streamPosition = position + wireLength;
+        fpdusReceived++;
+        out.add(ulpdu);
+        Runnable listener = firstFpduListener;
+        if (listener != null) {
+            firstFpduListener = null;
+            listener.run();
+        }
+    }
+
+    /**
+     * A retained slice of the cumulation. A slice of a composite is a new object each time, so a ULPDU
+     * that lies within one read buffer is sliced from that buffer itself: a recycled pooled slice. A
+     * read buffer under leak tracking (a {@link WrappedByteBuf}) is sliced through the composite, so
+     * that the tracker sees the release.
+     */
+    private static ByteBuf retainedSlice(ByteBuf in, int index, int length) {
+        if (in instanceof CompositeByteBuf composite && length > 0) {
+            int component = composite.toComponentIndex(index);
+            int offset = index - composite.toByteIndex(component);
+            ByteBuf part = composite.internalComponent(component);
+            // The component is the read buffer itself when it spans all of it, else a slice of it.
+            ByteBuf readBuffer = part.unwrap() == null ? part : part.unwrap();
+            if (!(part instanceof WrappedByteBuf) && !(readBuffer instanceof WrappedByteBuf)
+                    && offset + length <= part.capacity() && part.hasMemoryAddress()
+                    && readBuffer.hasMemoryAddress()) {
+                long readIndex = part.memoryAddress() + offset - readBuffer.memoryAddress();
+                if (readIndex >= 0 && readIndex + length <= readBuffer.capacity()) {
+                    return readBuffer.retainedSlice((int) readIndex, length);
+                }
+            }
+        }
+        return in.retainedSlice(index, length);
+    }
+
+    /** Whether a Marker falls between the first and the last octet of the ULPDU. */
+    private static boolean markerInsideUlpdu(long fpduStart, int ulpduLength, int innerMarkers) {
+        if (innerMarkers == 0 || ulpduLength == 0) {
+            return false;
+        }
+        long firstMarker = (fpduStart / FpduCodec.MARKER_INTERVAL + 1) * FpduCodec.MARKER_INTERVAL;
+        return firstMarker < fpduStart + FpduCodec.LENGTH_FIELD_LENGTH + ulpduLength;
+    }
+
+    /** §4.3 and §8 code 3: a Marker between FPDUs holds 0; one inside points back to ULPDU_Length. */
+    private boolean markersValid(ChannelHandlerContext ctx, ByteBuf in, int start, long position, int leading,
+            long fpduStart, int innerMarkers) {
+        if (leading != 0) {
+            int pointer = FpduCodec.markerFpduPointer(in, start);
+            if (pointer != 0) {
+                fail(ctx, in, LlpErrorCode.MARKER_AND_ULPDU_LENGTH_MISMATCH, "Marker at stream octet " + position
+                        + " precedes an FPDU and must hold FPDUPTR 0, received " + pointer + " (RFC 5044 §4.3)");
+                return false;
+            }
+        }
+        long marker = (fpduStart / FpduCodec.MARKER_INTERVAL + 1) * FpduCodec.MARKER_INTERVAL;
+        for (int i = 0; i < innerMarkers; i++, marker += FpduCodec.MARKER_INTERVAL) {
+            int pointer = FpduCodec.markerFpduPointer(in, start + (int) (marker - position));
+            int expected = (int) (marker - fpduStart);
+            if (pointer != expected) {
+                fail(ctx, in, LlpErrorCode.MARKER_AND_ULPDU_LENGTH_MISMATCH, "Marker at stream octet " + marker
+                        + ": FPDUPTR " + pointer + ", but the FPDU's ULPDU_Length field is " + expected
+                        + " octets back (RFC 5044 §4.3)");
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * The ULPDU of an FPDU with Markers inside it, copied out around them into one buffer: a
+     * composite of some 128 slices of a 64 KiB ULPDU measured five times slower than the copy
+     * (docs/benchmarks.md), and Markers are used only when this endpoint asked for them.
+     */
+    private static ByteBuf extractAroundMarkers(ChannelHandlerContext ctx, ByteBuf in, int start, long position,
+            long fpduStart, int ulpduLength) {
+        long p = fpduStart + FpduCodec.LENGTH_FIELD_LENGTH;
+        int index = start + (int) (p - position);
+        ByteBuf ulpdu = ctx.alloc().ioBuffer(ulpduLength);
+        int remaining = ulpduLength;
+        while (remaining > 0) {
+            int beforeMarker = FpduCodec.octetsBeforeMarker(p);
+            if (beforeMarker == 0) {
+                p += FpduCodec.MARKER_LENGTH;
+                index += FpduCodec.MARKER_LENGTH;
+                continue;
+            }
+            int chunk = Math.min(remaining, beforeMarker);
+            ulpdu.writeBytes(in, index, chunk);
+            p += chunk;
+            index += chunk;
+            remaining -= chunk;
+        }
+        return ulpdu;
+    }
+
+    private void fail(ChannelHandlerContext ctx, ByteBuf in, LlpErrorCode code, String message) {
+        failed = true;
+        in.skipBytes(in.readableBytes());
+        // RFC 5044 §8: deliver nothing more on this half connection; do not close (DDP's ULP does).
+        ctx.channel().config().setAutoRead(false);
+        logger.debug("{} MPA framing error {}: {}", ctx.channel(), code, message);
+        Runnable listener = failureListener;
+        failureListener = null;
+        if (listener != null) {
+            listener.run();
+        }
+        ctx.fireExceptionCaught(new FpduException(code, message));
+    }
+
+    /**
+     * After an error nothing more is read: ByteToMessageDecoder would ask for another read whenever one
+     * produced no message and auto-read is off, which after an error is every read.
+     */
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
+        if (failed) {
+            ctx.fireChannelReadComplete();
+            return;
+        }
+        super.channelReadComplete(ctx);
+    }
+
+    @Override
+    protected void decodeLast(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) throws Exception {
+        super.decodeLast(ctx, in, out);
+        if (!failed && in.isReadable() && logger.isDebugEnabled()) {
+            logger.debug("{} stream closed {} octets into an FPDU at stream octet {}", ctx.channel(),
+                    in.readableBytes(), streamPosition);
+        }
+    }
+}
