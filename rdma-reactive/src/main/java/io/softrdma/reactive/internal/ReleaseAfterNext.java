@@ -5,7 +5,9 @@ import io.netty.util.ReferenceCounted;
 import org.reactivestreams.Subscription;
 import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.FluxOperator;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.MonoOperator;
 import reactor.core.publisher.Operators;
 import reactor.util.context.Context;
 
@@ -28,9 +30,31 @@ public final class ReleaseAfterNext<T> implements CoreSubscriber<T>, Subscriptio
     private final Context context;
     private Subscription upstream;
 
+    /**
+     * Reactor's per-subscription key for values an operator drops ({@code Hooks.KEY_ON_NEXT_DROPPED}, package-private
+     * in reactor-core). Discarding is not enough: {@code Mono.create}'s sink, when {@code success} races
+     * {@code cancel}, can see the cancel half done and drop the value instead of discarding it (found by
+     * BufferOwnershipTest's Read-against-timeout race); a dropped buffer is released as a discarded one is.
+     */
+    static final String ON_NEXT_DROPPED = "reactor.onNextDropped.local";
+
+    /** The context of a subscriber that brings none: built once, since most bring none. */
+    private static final Context RELEASING = releasing(Context.empty());
+
     private ReleaseAfterNext(CoreSubscriber<? super T> actual) {
         this.actual = actual;
-        this.context = Operators.enableOnDiscard(actual.currentContext(), ReleaseAfterNext::discard);
+        Context c = actual.currentContext();
+        this.context = c.isEmpty() ? RELEASING : releasing(c);
+    }
+
+    /** A context whose operators release the buffers they discard or drop: for subscribers the library owns. */
+    static Context releasingContext() {
+        return RELEASING;
+    }
+
+    private static Context releasing(Context c) {
+        java.util.function.Consumer<Object> release = ReleaseAfterNext::discard;
+        return Operators.enableOnDiscard(c, release).put(ON_NEXT_DROPPED, release);
     }
 
     /**
@@ -41,7 +65,7 @@ public final class ReleaseAfterNext<T> implements CoreSubscriber<T>, Subscriptio
      * @return the same elements, owned by the library
      */
     public static <T> Flux<T> flux(Flux<T> source) {
-        return source.transform(Operators.<T, T>lift((scannable, subscriber) -> new ReleaseAfterNext<>(subscriber)));
+        return new ReleasingFlux<>(source);
     }
 
     /**
@@ -52,7 +76,30 @@ public final class ReleaseAfterNext<T> implements CoreSubscriber<T>, Subscriptio
      * @return the same element, owned by the library
      */
     public static <T> Mono<T> mono(Mono<T> source) {
-        return source.transform(Operators.<T, T>lift((scannable, subscriber) -> new ReleaseAfterNext<>(subscriber)));
+        return new ReleasingMono<>(source);
+    }
+
+    /** One object per call and one subscriber per subscription: this is on every request's path. */
+    private static final class ReleasingMono<T> extends MonoOperator<T, T> {
+        ReleasingMono(Mono<? extends T> source) {
+            super(source);
+        }
+
+        @Override
+        public void subscribe(CoreSubscriber<? super T> actual) {
+            source.subscribe(new ReleaseAfterNext<>(actual));
+        }
+    }
+
+    private static final class ReleasingFlux<T> extends FluxOperator<T, T> {
+        ReleasingFlux(Flux<? extends T> source) {
+            super(source);
+        }
+
+        @Override
+        public void subscribe(CoreSubscriber<? super T> actual) {
+            source.subscribe(new ReleaseAfterNext<>(actual));
+        }
     }
 
     /** Releases a discarded element; one released already is left alone. */

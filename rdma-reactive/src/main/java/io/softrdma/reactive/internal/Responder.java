@@ -8,13 +8,15 @@ import io.softrdma.reactive.internal.protocol.MessageType;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.HashSet;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.Objects;
 import java.util.Set;
 import java.util.function.Function;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.BaseSubscriber;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.SignalType;
 
 /**
  * Request/response correlation, the responder's side (docs/protocol.md): each REQUEST runs the application's handler,
@@ -38,7 +40,7 @@ final class Responder {
     private final long maxMessageSize;
     private final ArrayDeque<HeldRequest> held = new ArrayDeque<>();
     /** Handlers running now: a session that ends cancels them, which releases their requests. */
-    private final Set<HandlerRun> running = new HashSet<>();
+    private final Set<HandlerRun> running = Collections.newSetFromMap(new IdentityHashMap<>());
     private Function<ByteBuf, ? extends Publisher<ByteBuf>> handler;
     private int concurrency;
 
@@ -87,49 +89,65 @@ final class Responder {
         } catch (Throwable t) {
             response = Mono.error(t);
         }
-        HandlerRun run = new HandlerRun(request.correlationId());
+        HandlerRun run = new HandlerRun(request.correlationId(), message);
         running.add(run);
-        Mono.from(response)
-                .doOnNext(r -> {
-                    if (r == message && r.refCnt() == 1) {
-                        r.retain(); // the echo: one reference for the response, one for the request's release
-                    }
-                })
-                .doFinally(signal -> ReleaseAfterNext.discard(message))
-                .subscribe(run);
+        Mono.from(response).subscribe(run);
     }
 
-    /** One handler's run, from the request to its answer; cancelled if the session ends first. */
-    private final class HandlerRun extends BaseSubscriber<ByteBuf> {
+    /**
+     * One handler's run, from the request to its answer; cancelled if the session ends first. It is its own task for
+     * the hop back to the event loop, and releases the request itself: one object per request on this path.
+     */
+    private final class HandlerRun extends BaseSubscriber<ByteBuf> implements Runnable {
         private final int id;
+        private final ByteBuf request;
         private boolean answered;
+        private MessageType type;
+        private ByteBuf payload;
 
-        HandlerRun(int id) {
+        HandlerRun(int id, ByteBuf request) {
             this.id = id;
+            this.request = request;
         }
 
         @Override
         protected void hookOnNext(ByteBuf value) {
-            answered = true;
-            loop.execute(() -> finish(MessageType.RESPONSE, value));
+            if (value == request && value.refCnt() == 1) {
+                value.retain(); // the echo: one reference for the response, one for the request's release
+            }
+            settle(MessageType.RESPONSE, value);
         }
 
         @Override
         protected void hookOnComplete() {
-            if (!answered) {
-                loop.execute(() -> finish(MessageType.RESPONSE, Unpooled.EMPTY_BUFFER));
-            }
+            settle(MessageType.RESPONSE, Unpooled.EMPTY_BUFFER);
         }
 
         @Override
         protected void hookOnError(Throwable error) {
-            if (!answered) {
-                loop.execute(() -> finish(MessageType.ERROR, Unpooled.copiedBuffer(String.valueOf(error.getMessage()),
-                        StandardCharsets.UTF_8)));
-            }
+            settle(MessageType.ERROR, Unpooled.copiedBuffer(String.valueOf(error.getMessage()),
+                    StandardCharsets.UTF_8));
         }
 
-        private void finish(MessageType type, ByteBuf payload) {
+        @Override
+        protected void hookFinally(SignalType signal) {
+            ReleaseAfterNext.discard(request);
+        }
+
+        /** The first answer goes to the loop (never answered from inside the handler's call stack). */
+        private void settle(MessageType type, ByteBuf payload) {
+            if (answered) {
+                payload.release();
+                return;
+            }
+            answered = true;
+            this.type = type;
+            this.payload = payload;
+            loop.execute(this);
+        }
+
+        @Override
+        public void run() {
             if (running.remove(this)) {
                 answer(type, id, payload);
             } else {

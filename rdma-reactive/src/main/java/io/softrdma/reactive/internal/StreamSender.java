@@ -10,7 +10,6 @@ import org.reactivestreams.Subscription;
 import reactor.core.Exceptions;
 import reactor.core.publisher.BaseSubscriber;
 import reactor.core.publisher.MonoSink;
-import reactor.core.publisher.Operators;
 import reactor.util.concurrent.Queues;
 import reactor.util.context.Context;
 
@@ -28,8 +27,7 @@ import reactor.util.context.Context;
  */
 final class StreamSender extends BaseSubscriber<ByteBuf> {
     /** Buffers an operator above discards (e.g. on cancel) were handed to this send: they are released. */
-    private static final Context DISCARD_RELEASES = Operators.enableOnDiscard(Context.empty(),
-            ReleaseAfterNext::discard);
+    private static final Context DISCARD_RELEASES = ReleaseAfterNext.releasingContext();
 
     private final MessagingEngine engine;
     private final EventLoop loop;
