@@ -10,6 +10,7 @@ import io.softrdma.cm.RpcRdmaParameters;
 import io.softrdma.reactive.RdmaSession;
 import io.softrdma.reactive.spi.PendingOperation;
 import io.softrdma.reactive.spi.ReceiveSlots;
+import io.softrdma.reactive.spi.ReleaseOnDiscard;
 import io.softrdma.reactive.spi.SessionProtocol;
 import io.softrdma.verbs.Access;
 import io.softrdma.verbs.MemoryRegion;
@@ -200,7 +201,8 @@ public final class RpcRdmaConnection implements Disposable {
             return Mono.error(new IllegalArgumentException("replyChunkSize " + replyChunkSize + " must be 0 (none)"
                     + " or more"));
         }
-        return Mono.create(sink -> {
+        // A reply that lands as the caller cancels (a timeout) is released, not leaked.
+        return ReleaseOnDiscard.mono(Mono.create(sink -> {
             PendingCall p = new PendingCall(program, version, procedure, args, resultSink, sink);
             p.replyChunkSize = replyChunkSize;
             sink.onCancel(() -> p.cancelled = true);
@@ -209,7 +211,7 @@ public final class RpcRdmaConnection implements Disposable {
             } else {
                 loop.execute(() -> submit(p));
             }
-        });
+        }));
     }
 
     // ---- event loop ----

@@ -1,7 +1,5 @@
 package io.softrdma.reactive.internal;
 
-import io.netty.util.ReferenceCountUtil;
-import io.netty.util.ReferenceCounted;
 import org.reactivestreams.Subscription;
 import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Flux;
@@ -9,6 +7,7 @@ import reactor.core.publisher.FluxOperator;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.MonoOperator;
 import reactor.core.publisher.Operators;
+import io.softrdma.reactive.spi.ReleaseOnDiscard;
 import reactor.util.context.Context;
 
 /**
@@ -30,13 +29,9 @@ public final class ReleaseAfterNext<T> implements CoreSubscriber<T>, Subscriptio
     private final Context context;
     private Subscription upstream;
 
-    /**
-     * Reactor's per-subscription key for values an operator drops ({@code Hooks.KEY_ON_NEXT_DROPPED}, package-private
-     * in reactor-core). Discarding is not enough: {@code Mono.create}'s sink, when {@code success} races
-     * {@code cancel}, can see the cancel half done and drop the value instead of discarding it (found by
-     * BufferOwnershipTest's Read-against-timeout race); a dropped buffer is released as a discarded one is.
-     */
-    static final String ON_NEXT_DROPPED = "reactor.onNextDropped.local";
+    // Discarding is not enough: Mono.create's sink, when success races cancel, can see the cancel half done and
+    // drop the value instead of discarding it (found by BufferOwnershipTest's Read-against-timeout race); the
+    // context releases dropped buffers as it does discarded ones (ReleaseOnDiscard).
 
     /** The context of a subscriber that brings none: built once, since most bring none. */
     private static final Context RELEASING = releasing(Context.empty());
@@ -53,8 +48,7 @@ public final class ReleaseAfterNext<T> implements CoreSubscriber<T>, Subscriptio
     }
 
     private static Context releasing(Context c) {
-        java.util.function.Consumer<Object> release = ReleaseAfterNext::discard;
-        return Operators.enableOnDiscard(c, release).put(ON_NEXT_DROPPED, release);
+        return ReleaseOnDiscard.releasing(c);
     }
 
     /**
@@ -104,9 +98,7 @@ public final class ReleaseAfterNext<T> implements CoreSubscriber<T>, Subscriptio
 
     /** Releases a discarded element; one released already is left alone. */
     public static void discard(Object element) {
-        if (element instanceof ReferenceCounted counted && counted.refCnt() > 0) {
-            ReferenceCountUtil.safeRelease(counted);
-        }
+        ReleaseOnDiscard.release(element);
     }
 
     @Override
