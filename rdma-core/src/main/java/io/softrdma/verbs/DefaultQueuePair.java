@@ -31,6 +31,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>Posting from another thread offers the request to a lock-free queue and, at most once until the
  * loop has drained it, schedules one reusable task: a post allocates nothing of its own.
+ *
+ * <p>Why this class is long: it holds what both halves of the queue pair share — the rings, the states and
+ * transitions, ORD/IRD, the close and flush of every work request — so that its lifecycle (RFC 5040 §6) is in one
+ * place.
  */
 final class DefaultQueuePair implements QueuePair {
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(DefaultQueuePair.class);

@@ -31,6 +31,10 @@ import java.util.List;
  * noted (siw accepts any Terminate, and resets the stream on it).
  *
  * <p>Note: event loop only.
+ *
+ * <p>Why this class is long: it is the receive half of the queue pair's state machine — placement, every validation of
+ * RFC 5040 §7 and RFC 5041 §7 with its Terminate, RFC 7306 responders — the counterpart of Linux siw_qp_rx.c; each
+ * check needs the state the others keep.
  */
 final class QueuePairReceiver {
     private final DefaultQueuePair qp;

@@ -45,6 +45,10 @@ import java.util.concurrent.TimeUnit;
  * </ul>
  *
  * <p>Note: event loop only.
+ *
+ * <p>Why this class is long: it is the transmit half of the queue pair's state machine — segmentation (RFC 5041), the
+ * RDMAP operations and their ordering (RFC 5040 §5), RFC 7306 requests — the counterpart of Linux siw_qp_tx.c; its
+ * rules share the send queue's state and are read together.
  */
 final class QueuePairSender {
     /** How long a Terminate may take to be written before the connection is closed anyway. */

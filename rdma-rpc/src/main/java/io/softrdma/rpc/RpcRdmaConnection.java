@@ -61,6 +61,9 @@ import reactor.util.Loggers;
  * session.
  *
  * <p>Thread safety: any thread may call; the state lives on the connection's event loop.
+ *
+ * <p>Why this class is long: it is the requester's side of RFC 8166 — credits, inline calls and Long Calls, the three
+ * kinds of chunk, invalidation, reply decoding — and a call's state spans all of them.
  */
 public final class RpcRdmaConnection implements Disposable {
     private static final Logger logger = Loggers.getLogger(RpcRdmaConnection.class);

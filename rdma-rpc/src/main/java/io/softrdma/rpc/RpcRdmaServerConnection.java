@@ -42,6 +42,10 @@ import reactor.util.Loggers;
  * completion queue, the protection domain and the lifecycle: {@link #end} is where a connection ends.
  *
  * <p>Note: event loop only.
+ *
+ * <p>Why this class is long: it is the responder's side of RFC 8166 by svcrdma's rules — credits, Read chunks pulled
+ * back into place, bulk into Write chunks, the Reply chunk, RDMA_ERROR, Send with Invalidate — and a call's state
+ * spans all of them.
  */
 final class RpcRdmaServerConnection implements SessionProtocol.Engine, ReceiveSlots.Owner {
     private static final Logger logger = Loggers.getLogger(RpcRdmaServerConnection.class);

@@ -54,6 +54,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p>Thread safety: a channel handler; all state lives on the channel's event loop. Only
  * {@link MpaResponderDecision}'s methods may be called from other threads.
+ *
+ * <p>Why this class is long: it is the whole MPA startup of RFC 5044 §7.1 and RFC 6581 for both roles, one state
+ * machine whose timeouts, octet-by-octet validation and hand-over to the FPDU codecs must be read together.
  */
 public final class MpaStartupHandler extends ChannelDuplexHandler {
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(MpaStartupHandler.class);

@@ -12,6 +12,10 @@ import org.springframework.util.unit.DataSize;
  * Each side has the same groups: {@code mpa} (RFC 5044 / RFC 6581 connection setup), {@code queue-pair}
  * (queue depths, ORD and IRD), {@code messaging} (credits, inline sizes and remote invalidation, RFC 8797)
  * and {@code ssl}.
+ *
+ * <p>Why this class is long: it is the whole {@code rdma.*} tree Spring Boot binds (server, client, MPA, queue pair,
+ * messaging, TLS) as nested classes with their defaults and Javadoc, which the configuration processor turns into
+ * metadata; splitting it would scatter one tree.
  */
 @ConfigurationProperties("rdma")
 public class RdmaProperties {

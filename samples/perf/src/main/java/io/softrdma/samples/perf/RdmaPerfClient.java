@@ -47,6 +47,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * Each atomic's returned value is checked as it completes (a Fetch-and-Add's is the count before it, as the
  * responder answers in order), and after each phase an RDMA Read of the word checks what the operations left
  * there ({@link WordCheck}).
+ *
+ * <p>Why this class is long: it is the verbs benchmark's client, each test's warm-up, bandwidth and latency phase
+ * written out so that a row measures exactly what its name says.
  */
 final class RdmaPerfClient {
     /** Operations in flight in the bandwidth phase, as perftest's default tx depth. */

@@ -61,6 +61,9 @@ import reactor.netty.tcp.TcpServer;
  * </ul>
  * Messages are retained slices of one pooled buffer (RSocket's wrapped in recycled
  * {@link ByteBufPayload}s, decoded zero-copy and released), so the harness itself allocates little.
+ *
+ * <p>Why this class is long: it runs the reactive API and RSocket side by side, each test's phases written out for
+ * both stacks so that the rows compare like with like.
  */
 final class ReactivePerf implements AutoCloseable {
     static final String RX_SERVER_THREADS = "rx-server";

@@ -26,6 +26,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * </ul>
  * TCP frames nothing, so these are the floor any framing is compared with. A payload buffer is sent
  * as retained slices, so that, as with SoftRDMA, nothing is copied before the socket.
+ *
+ * <p>Why this class is long: it is the raw-TCP counterpart of every perf test, written out test by test so that each
+ * baseline does the same exchange as the RDMA row beside it.
  */
 final class TcpBaseline {
     /** Messages per acknowledgement in a stream; a run is a whole number of batches. */

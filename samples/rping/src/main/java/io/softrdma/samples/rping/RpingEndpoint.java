@@ -53,6 +53,10 @@ import java.util.concurrent.TimeoutException;
  * as it has this side's answer, before the ping loop's thread has even woken up.
  *
  * <p>Thread safety: the ping loop runs on one thread; completions arrive on the event loop.
+ *
+ * <p>Why this class is long: it is one rping endpoint whole — buffers, queue pair, and the ping loop's steps that
+ * client and server share, each bounded by the step timeout — kept together so that the exchange reads top to
+ * bottom as rdma-core's rping.c does.
  */
 final class RpingEndpoint implements AutoCloseable {
     /** Work request ids, so that a failed completion names what failed. */
