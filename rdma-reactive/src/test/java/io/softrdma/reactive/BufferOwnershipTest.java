@@ -67,8 +67,8 @@ class BufferOwnershipTest {
         assertThat(kept.refCnt()).isEqualTo(1);
         assertThat(kept.getLong(0)).isEqualTo(0x1122334455667788L);
         kept.release();
-        // block() without the opt-in hands over a buffer already released: loud, never silent.
-        assertThat(pair.client.read(region.remote()).block(TIMEOUT).refCnt()).isZero();
+        // (block() without the opt-in hands over a buffer already released; its reference count cannot be asserted:
+        // a released pooled buffer's object may already serve another allocation.)
         region.dispose();
     }
 
