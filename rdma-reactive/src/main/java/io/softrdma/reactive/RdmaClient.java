@@ -202,14 +202,28 @@ public final class RdmaClient {
                     return Mono.error(new io.softrdma.ConnectionClosedException("the TCP connection closed before"
                             + " the MPA startup"));
                 }
+                // Exactly one of: the session takes the resources, the failure releases them, or a cancel during the
+                // startup (a timeout, a disposed subscriber) does.
+                java.util.concurrent.atomic.AtomicBoolean claimed = new java.util.concurrent.atomic.AtomicBoolean();
                 return Mono.fromFuture(established)
-                        .map(rdma -> new RdmaSession(connection, rdma, resources, metrics))
+                        .flatMap(rdma -> claimed.compareAndSet(false, true)
+                                ? Mono.just(new RdmaSession(connection, rdma, resources, metrics)) : Mono.empty())
                         .doOnError(t -> {
                             metrics.startupFailed(t instanceof io.softrdma.mpa.MpaRejectedException
                                     ? RdmaMetricsRecorder.StartupFailure.REJECTED
                                     : RdmaMetricsRecorder.StartupFailure.FAILED);
-                            connection.dispose();
-                            resources.close(t);
+                            if (claimed.compareAndSet(false, true)) {
+                                connection.dispose();
+                                resources.close(t);
+                            }
+                        })
+                        .doOnCancel(() -> {
+                            if (claimed.compareAndSet(false, true)) {
+                                connection.dispose();
+                                connection.channel().eventLoop().execute(() -> resources.close(
+                                        new java.util.concurrent.CancellationException("connect() was cancelled"
+                                                + " during the MPA startup")));
+                            }
                         });
             });
         });

@@ -405,10 +405,18 @@ public final class RdmaSession implements Disposable {
                         + remote.length()));
                 return;
             }
+            MessagingEngine m;
+            try {
+                m = messaging();
+            } catch (IllegalStateException e) {
+                data.release();
+                sink.error(e);
+                return;
+            }
             ByteBuf direct = direct(data);
             MemoryRegion region = registerForWrite(direct, sink);
             if (region != null) {
-                messaging().writeWithImmediate(remote, region, direct, immediate, sink);
+                m.writeWithImmediate(remote, region, direct, immediate, sink);
             }
         });
     }
@@ -444,7 +452,8 @@ public final class RdmaSession implements Disposable {
      * holding buffers, is what grants credit. Decode it there ({@code .map(m -> m.toString(UTF_8))}). To keep a
      * message past {@code onNext} without a copy, retain it ({@code .map(ByteBuf::retain)}) and release it when
      * done: that is the zero-copy opt-in, and the receive buffer stays out of use (and its credit with it) until
-     * then. One subscriber at a time; messages that arrive with no subscriber wait for the next one.
+     * then; a retained message is valid until released or until the session ends, whichever comes first. Never
+     * release a message you did not retain: a message of a BATCH shares its receive buffer's count with the others. One subscriber at a time; messages that arrive with no subscriber wait for the next one.
      */
     public Flux<ByteBuf> receive() {
         return ReleaseAfterNext.flux(messaging().receive());

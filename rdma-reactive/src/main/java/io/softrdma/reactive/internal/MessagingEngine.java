@@ -115,7 +115,10 @@ public final class MessagingEngine implements SessionProtocol.Engine {
         return Mono.create(sink -> {
             StreamSender s = new StreamSender(this, loop, sink, options.sendWindow(), options.sendWindowBytes(),
                     options.maxMessageSize());
-            sink.onCancel(s::dispose);
+            sink.onCancel(() -> {
+                s.dispose();
+                loop.execute(() -> senders.remove(s)); // a cancelled send is not failed again at the end
+            });
             messages.subscribe(s);
         });
     }

@@ -17,8 +17,9 @@ import reactor.util.context.Context;
  * hook this subscriber puts in its context. A subscriber that wants to keep an element past {@code onNext} retains
  * it there ({@code .map(ByteBuf::retain)}): that is the explicit zero-copy opt-in, and the element is then its own.
  *
- * <p>An element the subscriber already released in {@code onNext} (the old habit) is left alone rather than released
- * twice: it was valid for as long as it was used.
+ * <p>A subscriber must not release what it did not retain, as in Reactor Netty: the library releases each element
+ * once. (An element whose count is already 0 is left alone, but that is no protection: the messages of a BATCH share
+ * one count, so a subscriber's own release of one would take another's.)
  *
  * <p>Thread safety: a Reactive Streams subscriber; signals arrive serially.
  *

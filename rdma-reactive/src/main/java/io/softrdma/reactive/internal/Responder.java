@@ -110,10 +110,24 @@ final class Responder {
             this.request = request;
         }
 
+        /** What the handler's publisher discards or drops (e.g. when the session ends) is released. */
+        @Override
+        public reactor.util.context.Context currentContext() {
+            return ReleaseAfterNext.releasingContext();
+        }
+
         @Override
         protected void hookOnNext(ByteBuf value) {
-            if (value == request && value.refCnt() == 1) {
-                value.retain(); // the echo: one reference for the response, one for the request's release
+            if (value == request) {
+                if (value.refCnt() == 1) {
+                    value.retain(); // the echo: one reference for the response, one for the request's release
+                }
+            } else if (value.unwrap() == request) {
+                // A slice or duplicate of the request shares its receive buffer, which goes back (and may hold the
+                // next message) once the request is released below: the answer takes a copy now, while it is valid.
+                ByteBuf copy = value.copy();
+                value.release();
+                value = copy;
             }
             settle(MessageType.RESPONSE, value);
         }

@@ -36,9 +36,11 @@ public record SessionResources(ProtectionDomain pd, CompletionQueue cq, QueuePai
             SessionProtocol protocol) {
         QueuePairConfig shape = shape(device, configure, protocol);
         ProtectionDomain pd = device.allocateProtectionDomain();
+        QueuePair created = null;
         try {
             CompletionQueue cq = device.createCompletionQueue(shape.sendQueueDepth() + shape.receiveQueueDepth());
             QueuePair qp = pd.createQueuePair(shape.withCompletionQueues(cq, cq));
+            created = qp;
             // Receives do not go through the table (ReceiveSlots.RECEIVE_TAG): sends, Writes and Reads do.
             Operations operations = new Operations(shape.sendQueueDepth());
             SessionProtocol.Engine engine = protocol.start(new SessionProtocol.Context() {
@@ -69,6 +71,9 @@ public record SessionResources(ProtectionDomain pd, CompletionQueue cq, QueuePai
             });
             return new SessionResources(pd, cq, qp, operations, protocol, engine);
         } catch (RuntimeException e) {
+            if (created != null) {
+                created.close(); // a protection domain does not close its queue pairs
+            }
             pd.close();
             throw e;
         }
@@ -98,8 +103,11 @@ public record SessionResources(ProtectionDomain pd, CompletionQueue cq, QueuePai
         try {
             engine.end(cause);
         } finally {
-            qp.close();
-            pd.close();
+            try {
+                qp.close();
+            } finally {
+                pd.close(); // its memory goes even if the queue pair's close failed
+            }
         }
     }
 

@@ -72,7 +72,8 @@ public interface SessionProtocol {
 
         /**
          * The session ended, or never came up ({@code cause} says why): every waiter fails with it and every buffer
-         * held is released. Called once.
+         * held is released. It may be called again (a failure while dispatching ends the engine before the session's
+         * end does): only the first call may act.
          */
         void end(Throwable cause);
     }
