@@ -197,34 +197,23 @@ public final class RdmaClient {
                         NettyPipeline.ReactiveBridge));
             }).doOnConnected(RdmaServer::readContinuously).connect().flatMap(connection -> {
                 CompletableFuture<RdmaConnection> established = connection.channel().attr(ESTABLISHED).get();
-                SessionResources resources = connection.channel().attr(RESOURCES).getAndSet(null);
-                if (resources == null) {
-                    return Mono.error(new io.softrdma.ConnectionClosedException("the TCP connection closed before"
-                            + " the MPA startup"));
-                }
-                // Exactly one of: the session takes the resources, the failure releases them, or a cancel during the
-                // startup (a timeout, a disposed subscriber) does.
-                java.util.concurrent.atomic.AtomicBoolean claimed = new java.util.concurrent.atomic.AtomicBoolean();
+                // The resources stay the channel's until the session takes them: whatever else ends the startup
+                // (a failure, a cancel such as a timeout) closes the channel, and its close listener releases them.
                 return Mono.fromFuture(established)
-                        .flatMap(rdma -> claimed.compareAndSet(false, true)
-                                ? Mono.just(new RdmaSession(connection, rdma, resources, metrics)) : Mono.empty())
+                        .flatMap(rdma -> {
+                            SessionResources resources = connection.channel().attr(RESOURCES).getAndSet(null);
+                            return resources == null
+                                    ? Mono.error(new io.softrdma.ConnectionClosedException("the TCP connection"
+                                            + " closed before the MPA startup ended"))
+                                    : Mono.just(new RdmaSession(connection, rdma, resources, metrics));
+                        })
                         .doOnError(t -> {
                             metrics.startupFailed(t instanceof io.softrdma.mpa.MpaRejectedException
                                     ? RdmaMetricsRecorder.StartupFailure.REJECTED
                                     : RdmaMetricsRecorder.StartupFailure.FAILED);
-                            if (claimed.compareAndSet(false, true)) {
-                                connection.dispose();
-                                resources.close(t);
-                            }
+                            connection.dispose();
                         })
-                        .doOnCancel(() -> {
-                            if (claimed.compareAndSet(false, true)) {
-                                connection.dispose();
-                                connection.channel().eventLoop().execute(() -> resources.close(
-                                        new java.util.concurrent.CancellationException("connect() was cancelled"
-                                                + " during the MPA startup")));
-                            }
-                        });
+                        .doOnCancel(connection::dispose);
             });
         });
     }
