@@ -2,7 +2,6 @@ package io.softrdma.reactive;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.EventLoop;
-import io.netty.util.ReferenceCountUtil;
 import io.softrdma.cm.RdmaConnection;
 import io.softrdma.cm.RpcRdmaParameters;
 import io.softrdma.rdmap.RdmapExtensions;
@@ -15,8 +14,6 @@ import io.softrdma.verbs.RemoteMemory;
 import io.softrdma.verbs.ScatterGatherEntry;
 import io.softrdma.verbs.SendWorkRequest;
 import io.softrdma.verbs.WorkCompletion;
-import io.softrdma.verbs.WorkCompletionOpcode;
-import io.softrdma.verbs.WorkCompletionStatus;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CancellationException;

@@ -8,7 +8,6 @@ import io.softrdma.mpa.MpaNegotiation;
 import io.softrdma.rpc.RpcRdmaClient;
 import io.softrdma.rpc.RpcRdmaConnection;
 import io.softrdma.rpc.RpcRdmaProtocolException;
-import io.softrdma.rpc.RpcReply;
 import java.time.Duration;
 import java.util.List;
 import reactor.core.Exceptions;
