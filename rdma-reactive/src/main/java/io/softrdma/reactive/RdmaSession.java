@@ -63,6 +63,7 @@ public final class RdmaSession implements Disposable {
     private final CompletableFuture<Void> ended = new CompletableFuture<>();
     private final OneSidedOperations oneSided;
     private final Mono<Void> onDispose;
+    private final Mono<Void> onTermination;
     private final CompletionQueue.Handler dispatch;
 
     /** The protocol on this session's queue pair: messaging (then {@link #messenger} is it) or another. */
@@ -95,7 +96,8 @@ public final class RdmaSession implements Disposable {
         }
         engine.established(rdma);
         this.dispatch = this::dispatch;
-        this.onDispose = Mono.fromFuture(ended.copy()).onErrorResume(t -> Mono.empty());
+        this.onTermination = Mono.fromFuture(ended::copy, true);
+        this.onDispose = onTermination.onErrorResume(t -> Mono.empty());
         cq.setListener(q -> drainCompletions());
         loop.execute(() -> {
             cq.requestNotification(false);
@@ -551,6 +553,17 @@ public final class RdmaSession implements Disposable {
      * Closes gracefully: work already requested finishes, then the connection closes. The close goes
      * through the event loop like every post, so an operation subscribed before it is posted first.
      */
+    /**
+     * Completes when the session has ended as {@link #onDispose()} does, but says how: empty after this side's
+     * {@link #dispose()} finished gracefully, and otherwise the error that ended it — a
+     * {@link io.softrdma.rdmap.TerminateException} for a Terminate sent or received (its Layer, EType and Code),
+     * a {@link io.softrdma.ConnectionClosedException} when the peer closed or the connection broke without one
+     * (RFC 5040 §6.2). Cancelling a subscriber does not close the session.
+     */
+    public Mono<Void> onTermination() {
+        return onTermination;
+    }
+
     @Override
     public void dispose() {
         if (loop.inEventLoop()) {

@@ -115,6 +115,14 @@ public final class RdmaSessionConfig {
         return protocol != null ? protocol : new MessagingProtocol(messaging);
     }
 
+    /**
+     * Whether the sessions run SoftRDMA messaging (no other {@link SessionProtocol} was set), so that
+     * {@code send}, {@code receive}, {@code request} and {@code respond} work on them.
+     */
+    public boolean runsMessaging() {
+        return protocol == null;
+    }
+
     @Override
     public String toString() {
         return "RdmaSessionConfig[device=" + device + ", mpa=" + mpa + ", protocol=" + protocol().name()
