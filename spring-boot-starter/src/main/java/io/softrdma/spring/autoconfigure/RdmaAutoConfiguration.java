@@ -77,16 +77,9 @@ public final class RdmaAutoConfiguration {
                 ObjectProvider<RdmaServerCustomizer> customizers, ObjectProvider<RdmaSessionHandler> sessionHandlers,
                 ObjectProvider<SslBundles> sslBundles) {
             RdmaProperties.Server p = properties.getServer();
-            RdmaServer server = RdmaServer.create().port(p.getPort()).maxPendingStartups(p.getMaxPendingStartups())
-                    .maxSessions(p.getMaxSessions())
-                    .mpa(mpa(p.getMpa())).queuePair(queuePair(p.getQueuePair())).messaging(messaging(p.getMessaging()))
-                    .metrics(activity.server());
+            RdmaServer server = serverSettings(p, activity, sslBundles).port(p.getPort());
             if (p.getAddress() != null) {
                 server = server.host(p.getAddress().getHostAddress());
-            }
-            if (p.getSsl().isEnabled()) {
-                SslContext context = sslContext(p.getSsl(), sslBundles, true);
-                server = server.tcpConfiguration(t -> t.secure(spec -> spec.sslContext(context)));
             }
             RdmaSessionHandler h = sessionHandler(sessionHandlers);
             if (h != null) {
@@ -109,9 +102,22 @@ public final class RdmaAutoConfiguration {
     }
 
     /**
-     * The MPA settings of one side: {@link RdmaSessionConfig#DEFAULT_MPA} with the properties set. Peer-to-peer
-     * mode left unset is the default's with revision 2, and OFF with revision 1 (which has none).
+     * A server with the {@code rdma.server.*} settings but its port and address: MPA, queue pair, messaging, session
+     * limits, TLS, and the server role's metrics. The RDMA server and the RSocket server over RDMA both start here.
      */
+    static RdmaServer serverSettings(RdmaProperties.Server p, RdmaActivity activity,
+            ObjectProvider<SslBundles> sslBundles) {
+        RdmaServer server = RdmaServer.create().maxPendingStartups(p.getMaxPendingStartups())
+                .maxSessions(p.getMaxSessions())
+                .mpa(mpa(p.getMpa())).queuePair(queuePair(p.getQueuePair())).messaging(messaging(p.getMessaging()))
+                .metrics(activity.server());
+        if (p.getSsl().isEnabled()) {
+            SslContext context = sslContext(p.getSsl(), sslBundles, true);
+            server = server.tcpConfiguration(t -> t.secure(spec -> spec.sslContext(context)));
+        }
+        return server;
+    }
+
     /**
      * The application's one {@link RdmaSessionHandler} (the {@code @Primary} one if there are several), or null.
      *
@@ -129,6 +135,10 @@ public final class RdmaAutoConfiguration {
         }
     }
 
+    /**
+     * The MPA settings of one side: {@link RdmaSessionConfig#DEFAULT_MPA} with the properties set. Peer-to-peer
+     * mode left unset is the default's with revision 2, and OFF with revision 1 (which has none).
+     */
     static MpaSettings mpa(RdmaProperties.Mpa p) {
         PeerToPeerMode peerToPeer = p.getPeerToPeer() != null ? p.getPeerToPeer()
                 : p.getRevision() == MpaSettings.REVISION_1 ? PeerToPeerMode.OFF
