@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
 import org.springframework.boot.rsocket.autoconfigure.RSocketMessagingAutoConfiguration;
 import org.springframework.boot.rsocket.autoconfigure.RSocketRequesterAutoConfiguration;
 import org.springframework.boot.rsocket.autoconfigure.RSocketStrategiesAutoConfiguration;
@@ -37,7 +38,7 @@ final class RSocketApps {
                 RSocketRequesterAutoConfiguration.class, RdmaAutoConfiguration.class,
                 RdmaRSocketServerAutoConfiguration.class, RdmaRSocketClientAutoConfiguration.class,
                 RdmaRSocketObservationAutoConfiguration.class, RdmaHealthAutoConfiguration.class,
-                RdmaMetricsAutoConfiguration.class));
+                RdmaMetricsAutoConfiguration.class, MetricsAutoConfiguration.class));
     }
 
     /** {@link #runner()} with the RSocket server over RDMA on loopback, any port, and the {@link Greetings}. */
@@ -56,9 +57,14 @@ final class RSocketApps {
                 .connect(context.getBean(RSocketRequester.Builder.class), "127.0.0.1", port);
     }
 
+    /** Disposes a requester and waits for its connections to close. */
     static void dispose(RSocketRequester requester) {
         requester.dispose();
-        requester.rsocketClient().source().flatMap(r -> r.onClose()).onErrorComplete().block(TIMEOUT);
+        if (requester.rsocketClient() instanceof io.rsocket.loadbalance.LoadbalanceRSocketClient pool) {
+            pool.onClose().onErrorComplete().block(TIMEOUT);
+        } else {
+            requester.rsocketClient().source().flatMap(r -> r.onClose()).onErrorComplete().block(TIMEOUT);
+        }
     }
 
     /** A JSON payload. */
