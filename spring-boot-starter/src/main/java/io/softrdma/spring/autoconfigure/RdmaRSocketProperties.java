@@ -8,6 +8,8 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * RSocket over SoftRDMA ({@code rdma.rsocket.*}): the server that serves the application's {@code @MessageMapping}
  * controllers over RDMA, and the clients' load balancing and reconnection. The RDMA settings themselves (MPA, queue
  * pair, messaging, TLS, session limits) are those of {@code rdma.server.*} and {@code rdma.client.*}.
+ *
+ * <p>Thread safety: bound once by Spring Boot at startup, then only read.
  */
 @ConfigurationProperties("rdma.rsocket")
 public class RdmaRSocketProperties {

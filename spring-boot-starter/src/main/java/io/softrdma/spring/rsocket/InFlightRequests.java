@@ -51,12 +51,19 @@ final class InFlightRequests {
         return count.get();
     }
 
+    /**
+     * Counts a request in, unless draining. Counted before the check, so that a drain that found no request in
+     * flight is sure to see this one refused: {@link #drain()} sets the flag, then reads the count.
+     */
     private boolean begin(Payload payload) {
+        count.incrementAndGet();
         if (draining) {
-            ReferenceCountUtil.safeRelease(payload);
+            end();
+            if (payload != null) {
+                ReferenceCountUtil.safeRelease(payload);
+            }
             return false;
         }
-        count.incrementAndGet();
         return true;
     }
 
@@ -100,13 +107,9 @@ final class InFlightRequests {
         @Override
         public Flux<Payload> requestChannel(Publisher<Payload> payloads) {
             // The first payload is RSocket's to release when the channel is refused (it cancels the inbound side).
-            return Flux.defer(() -> {
-                if (draining) {
-                    return Flux.error(rejected());
-                }
-                count.incrementAndGet();
-                return super.requestChannel(payloads).doFinally(s -> end());
-            });
+            return Flux.defer(() -> begin(null)
+                    ? super.requestChannel(payloads).doFinally(s -> end())
+                    : Flux.error(rejected()));
         }
     }
 }

@@ -35,8 +35,9 @@ import org.springframework.core.env.PropertySource;
  * within the shutdown timeout, then closes every connection gracefully. The bound port is published as
  * {@value #PORT_PROPERTY}, and {@link #port()} tells it.
  *
- * <p>Thread safety: start and stop are called by the application context, one at a time; the getters may be called
- * from any thread.
+ * <p>Buffers: frames and payloads are RSocket's and the transport's, released by them (Spring's handler releases
+ * the payloads it decodes); nothing here hands the application a buffer. Thread safety: start and stop are called
+ * by the application context, one at a time; the getters may be called from any thread.
  */
 public class RdmaRSocketServer implements SmartLifecycle, EnvironmentAware, RdmaServerStatus {
     /** Stops with web servers' graceful shutdown, as the RDMA server does: {@code DEFAULT_PHASE - 1024}. */
