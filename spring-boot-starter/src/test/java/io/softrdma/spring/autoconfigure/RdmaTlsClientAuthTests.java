@@ -21,6 +21,8 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import reactor.core.publisher.Mono;
 
 /**
@@ -64,6 +66,10 @@ class RdmaTlsClientAuthTests {
                     .hasMessageContaining("Received fatal alert: bad_certificate")
                     .hasRootCauseInstanceOf(SSLHandshakeException.class);
             assertThat(accepted).as("sessions on the server").isEmpty();
+            // The operator sees it as a failed startup (rdma.startup.failures{reason=failed}).
+            RdmaActivity.Role server = context.getBean(RdmaActivity.class).server();
+            org.awaitility.Awaitility.await().atMost(RdmaAutoConfigurationTests.TIMEOUT)
+                    .until(server::startupsFailed, n -> n == 1);
         });
     }
 
@@ -134,6 +140,19 @@ class RdmaTlsClientAuthTests {
      * {@code clientCertificate}, holds the client's key; the server's sessions go to the list given to the test.
      */
     private static void run(String clientAuth, boolean clientCertificate, ContextTest test) {
+        List<RdmaSession> accepted = new java.util.concurrent.CopyOnWriteArrayList<>();
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(SslAutoConfiguration.class, RdmaAutoConfiguration.class))
+                .withBean(RdmaSessionHandler.class, () -> session -> {
+                    accepted.add(session);
+                    session.respond(Mono::just, 4);
+                    return session.onDispose();
+                })
+                .withPropertyValues(properties(clientAuth, clientCertificate))
+                .run(context -> test.run(context, accepted));
+    }
+
+    private static String[] properties(String clientAuth, boolean clientCertificate) {
         List<String> properties = new ArrayList<>(List.of(
                 "spring.ssl.bundle.pem.rdma-server.keystore.certificate=file:" + server.certificate(),
                 "spring.ssl.bundle.pem.rdma-server.keystore.private-key=file:" + server.privateKey(),
@@ -147,16 +166,36 @@ class RdmaTlsClientAuthTests {
             properties.add("spring.ssl.bundle.pem.rdma-client.keystore.certificate=file:" + client.certificate());
             properties.add("spring.ssl.bundle.pem.rdma-client.keystore.private-key=file:" + client.privateKey());
         }
-        List<RdmaSession> accepted = new java.util.concurrent.CopyOnWriteArrayList<>();
+        return properties.toArray(String[]::new);
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class Greeter {
+        // tag::starter-client-certificates-handler[]
+        @Bean
+        RdmaSessionHandler greeter() {
+            return session -> {
+                // Known once the session is, and fixed: the subject of the certificate the client presented.
+                String who = session.peerPrincipal().map(Principal::getName).orElse("anonymous");
+                session.respond(request -> Mono.just(Unpooled.copiedBuffer("hello " + who, StandardCharsets.UTF_8)),
+                        16);
+                return session.onDispose();
+            };
+        }
+        // end::starter-client-certificates-handler[]
+    }
+
+    @Test
+    void theDocumentedHandlerGreetsTheClientByItsCertificate() {
         new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(SslAutoConfiguration.class, RdmaAutoConfiguration.class))
-                .withBean(RdmaSessionHandler.class, () -> session -> {
-                    accepted.add(session);
-                    session.respond(Mono::just, 4);
-                    return session.onDispose();
-                })
-                .withPropertyValues(properties.toArray(String[]::new))
-                .run(context -> test.run(context, accepted));
+                .withUserConfiguration(Greeter.class)
+                .withPropertyValues(properties("need", true))
+                .run(context -> {
+                    RdmaSession session = connect(context);
+                    assertThat(echo(session)).isEqualTo("hello CN=orders-client");
+                    RdmaAutoConfigurationTests.close(session);
+                });
     }
 
     /** The body of a test, given the running context and the server's sessions as they come. */
