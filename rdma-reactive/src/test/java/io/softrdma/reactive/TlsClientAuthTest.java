@@ -20,6 +20,8 @@ import org.junit.jupiter.api.Test;
  * Who is at the other end: {@link RdmaSession#peerCertificates()} and {@link RdmaSession#peerPrincipal()} from the TLS
  * handshake below MPA, with and without client certificates, and a server that requires one.
  */
+// SelfSignedCertificate is deprecated in Netty 4.2 in favour of netty-pkitesting, which this build does not have.
+@SuppressWarnings("deprecation")
 class TlsClientAuthTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(20);
     private static SelfSignedCertificate server;

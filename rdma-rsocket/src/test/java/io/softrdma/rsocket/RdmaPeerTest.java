@@ -34,6 +34,8 @@ import reactor.test.StepVerifier;
  * {@link RdmaPeer}: RSocket's server side reads the client's certificate, proven by TLS below MPA, in every
  * interaction, over {@link RdmaServerTransport} and {@link RdmaClientTransport} with plain rsocket-java.
  */
+// SelfSignedCertificate is deprecated in Netty 4.2 in favour of netty-pkitesting, which this build does not have.
+@SuppressWarnings("deprecation")
 class RdmaPeerTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(20);
     private static SelfSignedCertificate serverCert;

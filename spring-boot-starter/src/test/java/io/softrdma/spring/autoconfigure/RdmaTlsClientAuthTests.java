@@ -29,6 +29,8 @@ import reactor.core.publisher.Mono;
  * {@code rdma.server.ssl.client-auth}: a server that asks clients for certificates from its SSL bundle's trust
  * material, a client that presents its bundle's key material, and the principal each session then knows.
  */
+// SelfSignedCertificate is deprecated in Netty 4.2 in favour of netty-pkitesting, which this build does not have.
+@SuppressWarnings("deprecation")
 class RdmaTlsClientAuthTests {
     private static SelfSignedCertificate server;
     private static SelfSignedCertificate client;
