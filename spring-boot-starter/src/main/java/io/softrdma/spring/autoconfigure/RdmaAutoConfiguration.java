@@ -1,5 +1,6 @@
 package io.softrdma.spring.autoconfigure;
 
+import io.netty.handler.ssl.ClientAuth;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.softrdma.mpa.MpaSettings;
@@ -164,7 +165,11 @@ public final class RdmaAutoConfiguration {
                 p.getSendWindow(), p.getSendWindowSize().toBytes(), p.getMaxQueuedOperations());
     }
 
-    /** A Netty TLS context from the Spring Boot SSL bundle {@code ssl.bundle}. */
+    /**
+     * A Netty TLS context from the Spring Boot SSL bundle {@code ssl.bundle}. Its key material is what this side
+     * presents (a client's only when a server asks), its trust material what the peer's certificate is verified
+     * against; a server's {@code client-auth} says whether clients are asked for one.
+     */
     static SslContext sslContext(RdmaProperties.Ssl ssl, ObjectProvider<SslBundles> bundles, boolean server) {
         String side = server ? "rdma.server.ssl" : "rdma.client.ssl";
         if (ssl.getBundle() == null || ssl.getBundle().isBlank()) {
@@ -182,6 +187,9 @@ public final class RdmaAutoConfiguration {
                     ? SslContextBuilder.forServer(bundle.getManagers().getKeyManagerFactory())
                     : SslContextBuilder.forClient().keyManager(bundle.getManagers().getKeyManagerFactory());
             builder.trustManager(bundle.getManagers().getTrustManagerFactory());
+            if (ssl instanceof RdmaProperties.ServerSsl serverSsl) {
+                builder.clientAuth(clientAuth(serverSsl, bundle));
+            }
             if (bundle.getOptions().getEnabledProtocols() != null) {
                 builder.protocols(bundle.getOptions().getEnabledProtocols());
             }
@@ -193,5 +201,26 @@ public final class RdmaAutoConfiguration {
             throw new IllegalStateException("the SSL bundle '" + ssl.getBundle() + "' does not make a TLS context for "
                     + side + ": " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * Netty's name for {@code rdma.server.ssl.client-auth}. Asking for client certificates with no trust store in the
+     * bundle would verify them against the JDK's public certificate authorities, which is not what anyone means: it
+     * fails the start instead.
+     */
+    static ClientAuth clientAuth(RdmaProperties.ServerSsl ssl, SslBundle bundle) {
+        RdmaProperties.ClientAuth clientAuth = ssl.getClientAuth() == null ? RdmaProperties.ClientAuth.NONE
+                : ssl.getClientAuth();
+        if (clientAuth != RdmaProperties.ClientAuth.NONE && bundle.getStores().getTrustStore() == null) {
+            throw new IllegalStateException("rdma.server.ssl.client-auth is " + clientAuth.name().toLowerCase(
+                    java.util.Locale.ROOT) + ", but the SSL bundle '" + ssl.getBundle() + "' has no trust store to"
+                    + " verify client certificates against: give it one (spring.ssl.bundle.*." + ssl.getBundle()
+                    + ".truststore.*) with the certificates, or their authority, of the clients to admit");
+        }
+        return switch (clientAuth) {
+            case NONE -> ClientAuth.NONE;
+            case WANT -> ClientAuth.OPTIONAL;
+            case NEED -> ClientAuth.REQUIRE;
+        };
     }
 }
