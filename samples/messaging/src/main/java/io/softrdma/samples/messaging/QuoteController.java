@@ -1,0 +1,45 @@
+package io.softrdma.samples.messaging;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.math.BigDecimal;
+import java.time.Instant;
+import org.springframework.context.annotation.Profile;
+import org.springframework.messaging.handler.annotation.MessageMapping;
+import org.springframework.stereotype.Controller;
+import reactor.core.publisher.Flux;
+
+/**
+ * Quotes: request-stream ({@code quotes.stream}), a producer as fast as it is asked to be. It makes a quote only
+ * when one is requested ({@link Flux#generate}): the requester's REQUEST_N frames are its pace, so a slow consumer
+ * slows it down, and the meter {@code messaging.quotes.emitted} tracks what the consumer has taken plus its request
+ * window. Underneath, each quote is one RSocket frame, one SoftRDMA message sent against the receiver's credit.
+ *
+ * <p>Thread safety: thread-safe; each stream has its own sequence.
+ */
+@Controller
+@Profile("server")
+public class QuoteController {
+    private final Counter emitted;
+
+    QuoteController(MeterRegistry registry) {
+        this.emitted = Counter.builder("messaging.quotes.emitted").baseUnit("quotes")
+                .description("quotes made by quotes.stream: as many as the requesters asked for").register(registry);
+    }
+
+    /** Request-stream: quotes of {@code request.symbol()}, without end, each as soon as it is requested. */
+    @MessageMapping("quotes.stream")
+    Flux<Quote> stream(QuoteRequest request) {
+        String symbol = request.symbol();
+        return Flux.generate(() -> 0L, (sequence, sink) -> {
+            emitted.increment();
+            sink.next(new Quote(symbol, sequence, price(sequence), Instant.now()));
+            return sequence + 1;
+        });
+    }
+
+    /** A price that moves: 100.00 to 104.99, a step of 79 cents at a time, modulo 5. */
+    private static BigDecimal price(long sequence) {
+        return BigDecimal.valueOf(10_000 + (sequence * 79) % 500, 2);
+    }
+}
