@@ -8,6 +8,7 @@ import org.springframework.context.annotation.Profile;
 import org.springframework.messaging.handler.annotation.MessageMapping;
 import org.springframework.stereotype.Controller;
 import reactor.core.publisher.Flux;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * Quotes: request-stream ({@code quotes.stream}), a producer as fast as it is asked to be. It makes a quote only
@@ -27,15 +28,22 @@ public class QuoteController {
                 .description("quotes made by quotes.stream: as many as the requesters asked for").register(registry);
     }
 
-    /** Request-stream: quotes of {@code request.symbol()}, without end, each as soon as it is requested. */
+    /**
+     * Request-stream: quotes of {@code request.symbol()}, without end, each as soon as it is requested. They are made
+     * on a worker, not on the connection's event loop that delivers the requests: a requester that asks for
+     * everything at once (REQUEST_N of 2^31-1) would otherwise keep that loop making quotes, and its CANCEL could
+     * never be read. Such a requester gets quotes as fast as they are made, queued in RSocket's send queue ahead of
+     * the transport's credits; a consumer that asks for what it can take, as {@link MessagingClient} does, holds the
+     * producer to its pace.
+     */
     @MessageMapping("quotes.stream")
     Flux<Quote> stream(QuoteRequest request) {
         String symbol = request.symbol();
-        return Flux.generate(() -> 0L, (sequence, sink) -> {
+        return Flux.<Quote, Long>generate(() -> 0L, (sequence, sink) -> {
             emitted.increment();
             sink.next(new Quote(symbol, sequence, price(sequence), Instant.now()));
             return sequence + 1;
-        });
+        }).subscribeOn(Schedulers.parallel());
     }
 
     /** A price that moves: 100.00 to 104.99, a step of 79 cents at a time, modulo 5. */
