@@ -14,7 +14,11 @@ import io.softrdma.verbs.RemoteMemory;
 import io.softrdma.verbs.ScatterGatherEntry;
 import io.softrdma.verbs.SendWorkRequest;
 import io.softrdma.verbs.WorkCompletion;
+import java.security.Principal;
+import java.security.cert.X509Certificate;
+import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -32,6 +36,7 @@ import io.softrdma.reactive.spi.ReceiveSlots;
 import io.softrdma.reactive.internal.ReleaseAfterNext;
 import io.softrdma.reactive.internal.SendQueueShares;
 import io.softrdma.reactive.internal.SessionResources;
+import io.softrdma.reactive.internal.TlsPeer;
 import io.softrdma.reactive.spi.ReceiveSlots;
 import io.softrdma.reactive.spi.SessionProtocol;
 
@@ -72,6 +77,8 @@ public final class RdmaSession implements Disposable {
     /** SoftRDMA messaging, or null when another protocol runs here. */
     private final MessagingEngine messenger;
     private final RdmaMetricsRecorder recorder;
+    /** What the peer presented in the TLS handshake below MPA, its own certificate first; empty without one. */
+    private final List<X509Certificate> peerCertificates;
     /** The Terminate sent or received on this stream, if any (event loop). */
     private io.softrdma.rdmap.TerminateException terminate;
 
@@ -87,6 +94,8 @@ public final class RdmaSession implements Disposable {
         this.protocol = resources.protocol();
         this.engine = resources.engine();
         this.messenger = engine instanceof MessagingEngine m ? m : null;
+        // Read once, here: the handshake ended before the MPA startup did, and TLS 1.3 renegotiates nothing.
+        this.peerCertificates = TlsPeer.certificates(connection.channel());
         int maxQueued = messenger != null ? messenger.maxQueuedOperations()
                 : MessagingOptions.DEFAULTS.maxQueuedOperations();
         this.oneSided = new OneSidedOperations(qp, loop, operations, SendQueueShares.applicationOperations(
@@ -129,6 +138,31 @@ public final class RdmaSession implements Disposable {
     /** The rdma-core connection below: negotiated MPA parameters, private data, the queue pair. */
     public RdmaConnection connection() {
         return rdma;
+    }
+
+    /**
+     * The X.509 certificates the peer presented in the TLS handshake below MPA ({@code tcpConfiguration(t ->
+     * t.secure(...))}), its own certificate first and then the chain it sent; verified by the TLS handshake against
+     * this side's trust material before the session existed.
+     *
+     * <p>Empty without TLS, and when the peer presented no certificate: a server always presents one; a client does
+     * when the server asks (Netty's {@code ClientAuth.REQUIRE}, or {@code OPTIONAL} and it has key material).
+     *
+     * <p>Known when the session is (the handshake is over before the MPA startup ends) and fixed for its life.
+     * Thread safety: an immutable list, from any thread.
+     */
+    public List<X509Certificate> peerCertificates() {
+        return peerCertificates;
+    }
+
+    /**
+     * The subject of the peer's own certificate (an {@link javax.security.auth.x500.X500Principal}, whose
+     * {@code getName()} is the RFC 2253 distinguished name, such as {@code CN=orders,O=Example}): who is at the other
+     * end, as TLS proved it. Empty when {@link #peerCertificates()} is. From any thread.
+     */
+    public Optional<Principal> peerPrincipal() {
+        return peerCertificates.isEmpty() ? Optional.empty()
+                : Optional.of(peerCertificates.get(0).getSubjectX500Principal());
     }
 
     /** Outbound RDMA Reads this session may have outstanding: the negotiated ORD (RFC 6581 §5). */

@@ -92,7 +92,10 @@ final class RdmaDuplexConnection implements DuplexConnection {
             return Flux.error(closed);
         }
         ConnectionErrorException reason = new ConnectionErrorException(describe(cause));
-        return Mono.fromSupplier(() -> ErrorFrameCodec.encode(alloc(), 0, reason)).concatWith(Mono.error(closed));
+        // Released once RSocket's onNext has returned, as the session's frames are (RSocket keeps none it did not
+        // retain), or on a cancel before it was delivered.
+        return Flux.using(() -> ErrorFrameCodec.encode(alloc(), 0, reason), Flux::just, ByteBuf::release, false)
+                .concatWith(Mono.error(closed));
     }
 
     static String describe(Throwable cause) {

@@ -77,7 +77,8 @@ public final class RdmaServerTransport implements ServerTransport<CloseableRdmaS
             RdmaDuplexConnection connection = new RdmaDuplexConnection("server", session);
             // The session lives until it ends; RSocket closes it (rejected SETUP, dispose) through the connection,
             // and an acceptor that fails closes it too, after the frames it queued (an ERROR frame, typically).
-            return acceptor.apply(connection).onErrorResume(e -> {
+            // The acceptor's Context names the peer, for RdmaPeer.interceptor() to hand on to the responder.
+            return acceptor.apply(connection).contextWrite(RdmaPeer.context(session)).onErrorResume(e -> {
                 connection.dispose();
                 return Mono.empty();
             }).then(session.onDispose());

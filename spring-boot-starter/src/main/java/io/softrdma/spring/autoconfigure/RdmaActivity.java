@@ -13,16 +13,22 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.function.ToLongFunction;
 
 /**
- * What the application's RDMA sessions are doing, per role ({@link #server()}, {@link #client()}): the sessions
- * open now, and totals of sessions ended, Terminates and failed startups. The auto-configured server and client
- * report here; metrics and the health indicator read from here. Counts per opcode and direction survive their
- * sessions: those of ended sessions are kept as totals.
+ * What the application's RDMA sessions are doing, per role ({@link #server()}, {@link #client()}, and one client
+ * role per named peer, {@link #client(String)}): the sessions open now, and totals of sessions ended, Terminates
+ * and failed startups. The auto-configured server and client report here; metrics and the health indicator read
+ * from here. Counts per opcode and direction survive their sessions: those of ended sessions are kept as totals.
  *
  * <p>Thread safety: thread-safe; recording allocates nothing.
  */
 public class RdmaActivity {
-    private final Role server = new Role("server");
-    private final Role client = new Role("client");
+    /** The peer of the roles that are not for one named peer: Micrometer's value for "no value". */
+    public static final String NO_PEER = "none";
+
+    private final Role server = new Role("server", NO_PEER);
+    private final Role client = new Role("client", NO_PEER);
+    /** Client roles per peer, in the order they came; a role is never removed, so that its counters never go back. */
+    private final java.util.Map<String, Role> peers = new java.util.LinkedHashMap<>();
+    private final List<java.util.function.Consumer<Role>> roleListeners = new CopyOnWriteArrayList<>();
 
     /**
      * The server's sessions.
@@ -43,17 +49,79 @@ public class RdmaActivity {
     }
 
     /**
-     * Both roles.
+     * The client role for connections to one peer (a service or host name), created on first use: its meters carry
+     * the tag {@code peer} with that name, so that the clients of two services are two series. Names should be few
+     * (service names, not pod addresses): a role lives as long as the application.
      *
-     * @return server, then client
+     * @param peer the peer's name, not blank
+     * @return that peer's role
+     */
+    public Role client(String peer) {
+        if (peer == null || peer.isBlank()) {
+            throw new IllegalArgumentException("a peer's client role needs the peer's name (a service or host name),"
+                    + " was '" + peer + "'");
+        }
+        Role role;
+        synchronized (peers) {
+            role = peers.get(peer);
+            if (role != null) {
+                return role;
+            }
+            role = new Role("client", peer);
+            peers.put(peer, role);
+            // Under the lock, so that a listener added at the same time sees the role exactly once.
+            for (java.util.function.Consumer<Role> l : roleListeners) {
+                l.accept(role);
+            }
+        }
+        return role;
+    }
+
+    /**
+     * Every role: server, client, then the peers' client roles in the order they came.
+     *
+     * @return a snapshot
      */
     public List<Role> roles() {
-        return List.of(server, client);
+        List<Role> all = new java.util.ArrayList<>();
+        all.add(server);
+        all.add(client);
+        synchronized (peers) {
+            all.addAll(peers.values());
+        }
+        return List.copyOf(all);
+    }
+
+    /**
+     * The peers' client roles, by peer name, in the order they came.
+     *
+     * @return a snapshot
+     */
+    public java.util.Map<String, Role> peers() {
+        synchronized (peers) {
+            return java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(peers));
+        }
+    }
+
+    /**
+     * Calls {@code listener} with every role, now for those that exist and later for each peer role as it is created
+     * (metrics bind each role's meters this way).
+     *
+     * @param listener a quick, thread-safe callback
+     */
+    public void forEachRole(java.util.function.Consumer<Role> listener) {
+        synchronized (peers) {
+            roleListeners.add(listener);
+            for (Role r : roles()) {
+                listener.accept(r);
+            }
+        }
     }
 
     /** One role's sessions; also the {@link RdmaMetricsRecorder} its server or client reports to. */
     public static final class Role implements RdmaMetricsRecorder {
         private final String name;
+        private final String peer;
         private final Set<RdmaSession> open = ConcurrentHashMap.newKeySet();
         private final LongAdder opened = new LongAdder();
         private final LongAdder closedGracefully = new LongAdder();
@@ -66,8 +134,9 @@ public class RdmaActivity {
         private final LongAdder[] endedOctets = adders(RdmapOpcode.values().length * 2);
         private final List<RdmaMetricsRecorder> listeners = new CopyOnWriteArrayList<>();
 
-        Role(String name) {
+        Role(String name, String peer) {
             this.name = name;
+            this.peer = peer;
         }
 
         private static LongAdder[] adders(int n) {
@@ -85,6 +154,15 @@ public class RdmaActivity {
          */
         public String name() {
             return name;
+        }
+
+        /**
+         * The peer this role's sessions are with, or {@link RdmaActivity#NO_PEER}.
+         *
+         * @return the peer's name, as metrics tag it
+         */
+        public String peer() {
+            return peer;
         }
 
         /**

@@ -1,5 +1,6 @@
 package io.softrdma.spring.autoconfigure;
 
+import io.netty.handler.ssl.ClientAuth;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.softrdma.mpa.MpaSettings;
@@ -77,16 +78,9 @@ public final class RdmaAutoConfiguration {
                 ObjectProvider<RdmaServerCustomizer> customizers, ObjectProvider<RdmaSessionHandler> sessionHandlers,
                 ObjectProvider<SslBundles> sslBundles) {
             RdmaProperties.Server p = properties.getServer();
-            RdmaServer server = RdmaServer.create().port(p.getPort()).maxPendingStartups(p.getMaxPendingStartups())
-                    .maxSessions(p.getMaxSessions())
-                    .mpa(mpa(p.getMpa())).queuePair(queuePair(p.getQueuePair())).messaging(messaging(p.getMessaging()))
-                    .metrics(activity.server());
+            RdmaServer server = serverSettings(p, activity, sslBundles).port(p.getPort());
             if (p.getAddress() != null) {
                 server = server.host(p.getAddress().getHostAddress());
-            }
-            if (p.getSsl().isEnabled()) {
-                SslContext context = sslContext(p.getSsl(), sslBundles, true);
-                server = server.tcpConfiguration(t -> t.secure(spec -> spec.sslContext(context)));
             }
             RdmaSessionHandler h = sessionHandler(sessionHandlers);
             if (h != null) {
@@ -109,9 +103,22 @@ public final class RdmaAutoConfiguration {
     }
 
     /**
-     * The MPA settings of one side: {@link RdmaSessionConfig#DEFAULT_MPA} with the properties set. Peer-to-peer
-     * mode left unset is the default's with revision 2, and OFF with revision 1 (which has none).
+     * A server with the {@code rdma.server.*} settings but its port and address: MPA, queue pair, messaging, session
+     * limits, TLS, and the server role's metrics. The RDMA server and the RSocket server over RDMA both start here.
      */
+    static RdmaServer serverSettings(RdmaProperties.Server p, RdmaActivity activity,
+            ObjectProvider<SslBundles> sslBundles) {
+        RdmaServer server = RdmaServer.create().maxPendingStartups(p.getMaxPendingStartups())
+                .maxSessions(p.getMaxSessions())
+                .mpa(mpa(p.getMpa())).queuePair(queuePair(p.getQueuePair())).messaging(messaging(p.getMessaging()))
+                .metrics(activity.server());
+        if (p.getSsl().isEnabled()) {
+            SslContext context = sslContext(p.getSsl(), sslBundles, true);
+            server = server.tcpConfiguration(t -> t.secure(spec -> spec.sslContext(context)));
+        }
+        return server;
+    }
+
     /**
      * The application's one {@link RdmaSessionHandler} (the {@code @Primary} one if there are several), or null.
      *
@@ -129,6 +136,10 @@ public final class RdmaAutoConfiguration {
         }
     }
 
+    /**
+     * The MPA settings of one side: {@link RdmaSessionConfig#DEFAULT_MPA} with the properties set. Peer-to-peer
+     * mode left unset is the default's with revision 2, and OFF with revision 1 (which has none).
+     */
     static MpaSettings mpa(RdmaProperties.Mpa p) {
         PeerToPeerMode peerToPeer = p.getPeerToPeer() != null ? p.getPeerToPeer()
                 : p.getRevision() == MpaSettings.REVISION_1 ? PeerToPeerMode.OFF
@@ -154,7 +165,11 @@ public final class RdmaAutoConfiguration {
                 p.getSendWindow(), p.getSendWindowSize().toBytes(), p.getMaxQueuedOperations());
     }
 
-    /** A Netty TLS context from the Spring Boot SSL bundle {@code ssl.bundle}. */
+    /**
+     * A Netty TLS context from the Spring Boot SSL bundle {@code ssl.bundle}. Its key material is what this side
+     * presents (a client's only when a server asks), its trust material what the peer's certificate is verified
+     * against; a server's {@code client-auth} says whether clients are asked for one.
+     */
     static SslContext sslContext(RdmaProperties.Ssl ssl, ObjectProvider<SslBundles> bundles, boolean server) {
         String side = server ? "rdma.server.ssl" : "rdma.client.ssl";
         if (ssl.getBundle() == null || ssl.getBundle().isBlank()) {
@@ -172,6 +187,9 @@ public final class RdmaAutoConfiguration {
                     ? SslContextBuilder.forServer(bundle.getManagers().getKeyManagerFactory())
                     : SslContextBuilder.forClient().keyManager(bundle.getManagers().getKeyManagerFactory());
             builder.trustManager(bundle.getManagers().getTrustManagerFactory());
+            if (ssl instanceof RdmaProperties.ServerSsl serverSsl) {
+                builder.clientAuth(clientAuth(serverSsl, bundle));
+            }
             if (bundle.getOptions().getEnabledProtocols() != null) {
                 builder.protocols(bundle.getOptions().getEnabledProtocols());
             }
@@ -183,5 +201,26 @@ public final class RdmaAutoConfiguration {
             throw new IllegalStateException("the SSL bundle '" + ssl.getBundle() + "' does not make a TLS context for "
                     + side + ": " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * Netty's name for {@code rdma.server.ssl.client-auth}. Asking for client certificates with no trust store in the
+     * bundle would verify them against the JDK's public certificate authorities, which is not what anyone means: it
+     * fails the start instead.
+     */
+    static ClientAuth clientAuth(RdmaProperties.ServerSsl ssl, SslBundle bundle) {
+        RdmaProperties.ClientAuth clientAuth = ssl.getClientAuth() == null ? RdmaProperties.ClientAuth.NONE
+                : ssl.getClientAuth();
+        if (clientAuth != RdmaProperties.ClientAuth.NONE && bundle.getStores().getTrustStore() == null) {
+            throw new IllegalStateException("rdma.server.ssl.client-auth is " + clientAuth.name().toLowerCase(
+                    java.util.Locale.ROOT) + ", but the SSL bundle '" + ssl.getBundle() + "' has no trust store to"
+                    + " verify client certificates against: give it one (spring.ssl.bundle.*." + ssl.getBundle()
+                    + ".truststore.*) with the certificates, or their authority, of the clients to admit");
+        }
+        return switch (clientAuth) {
+            case NONE -> ClientAuth.NONE;
+            case WANT -> ClientAuth.OPTIONAL;
+            case NEED -> ClientAuth.REQUIRE;
+        };
     }
 }

@@ -21,7 +21,8 @@ public final class RdmaHealthAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean(name = "rdmaHealthIndicator")
-    RdmaHealthIndicator rdmaHealthIndicator(RdmaActivity activity, ObjectProvider<RdmaServerLifecycle> server) {
-        return new RdmaHealthIndicator(activity, server.getIfAvailable());
+    RdmaHealthIndicator rdmaHealthIndicator(RdmaActivity activity, ObjectProvider<RdmaServerLifecycle> server,
+            ObjectProvider<RdmaServerStatus> others) {
+        return new RdmaHealthIndicator(activity, server.getIfAvailable(), others.orderedStream().toList());
     }
 }

@@ -19,7 +19,8 @@ import java.util.function.ToLongFunction;
 
 /**
  * SoftRDMA's meters, from an {@link RdmaActivity}, tagged with low-cardinality values only ({@code role} server or
- * client, and the opcode, direction, operation, outcome, layer, error type and code):
+ * client; {@code peer}, the service or host a client role's connections go to, or {@code none}; and the opcode,
+ * direction, operation, outcome, layer, error type and code):
  * <ul>
  *   <li>{@code rdma.messages} and {@code rdma.bytes}: RDMAP messages and their payload octets per {@code opcode}
  *       ({@code write}, {@code read.request}, {@code read.response}, {@code send}, {@code send.invalidate},
@@ -54,13 +55,13 @@ public class RdmaMeterBinder implements MeterBinder {
 
     @Override
     public void bindTo(MeterRegistry registry) {
-        for (RdmaActivity.Role role : activity.roles()) {
-            bind(registry, role);
-        }
+        // Peer roles come as the application names its peers; each gets its meters then.
+        activity.forEachRole(role -> bind(registry, role));
     }
 
     private static void bind(MeterRegistry registry, RdmaActivity.Role role) {
-        Tags tags = Tags.of("role", role.name());
+        // Every meter has the same tag keys (Prometheus asks it of all series of a name): role and peer.
+        Tags tags = Tags.of("role", role.name(), "peer", role.peer());
         for (RdmapOpcode op : RdmapOpcode.values()) {
             for (boolean inbound : new boolean[] {false, true}) {
                 Tags t = tags.and("opcode", opcodeTag(op), "direction", inbound ? "received" : "sent");

@@ -41,9 +41,6 @@ public class RdmaProperties {
         @NestedConfigurationProperty
         private final Messaging messaging = new Messaging();
 
-        @NestedConfigurationProperty
-        private final Ssl ssl = new Ssl();
-
         Side(Mpa mpa) {
             this.mpa = mpa;
         }
@@ -60,9 +57,8 @@ public class RdmaProperties {
             return messaging;
         }
 
-        public Ssl getSsl() {
-            return ssl;
-        }
+        /** TLS below MPA; each side declares its own, since a server's has more ({@link ServerSsl}). */
+        public abstract Ssl getSsl();
     }
 
     /** The server: started with the application when {@code rdma.server.port} is set. */
@@ -98,8 +94,17 @@ public class RdmaProperties {
             this.maxPendingStartups = maxPendingStartups;
         }
 
+        /** TLS below MPA, with the server's own setting: whether clients must present certificates. */
+        @NestedConfigurationProperty
+        private final ServerSsl ssl = new ServerSsl();
+
         public Server() {
             super(new Mpa());
+        }
+
+        @Override
+        public ServerSsl getSsl() {
+            return ssl;
         }
 
         public Integer getPort() {
@@ -131,8 +136,16 @@ public class RdmaProperties {
         /** How long a TCP connect may take (the MPA exchange has its own timeouts). */
         private Duration connectTimeout = Duration.ofSeconds(10);
 
+        @NestedConfigurationProperty
+        private final Ssl ssl = new Ssl();
+
         public Client() {
             super(new Mpa());
+        }
+
+        @Override
+        public Ssl getSsl() {
+            return ssl;
         }
 
         public String getHost() {
@@ -407,7 +420,10 @@ public class RdmaProperties {
         /** Whether to run MPA over TLS. */
         private boolean enabled;
 
-        /** The SSL bundle with the key material (server) or trust material (client). */
+        /**
+         * The SSL bundle: a server's key material, and the trust material its clients' certificates are verified
+         * against; a client's trust material, and the key material it presents when a server asks for it.
+         */
         private String bundle;
 
         public boolean isEnabled() {
@@ -425,5 +441,35 @@ public class RdmaProperties {
         public void setBundle(String bundle) {
             this.bundle = bundle;
         }
+    }
+
+    /** A server's TLS: the bundle, and whether clients must present certificates. */
+    public static class ServerSsl extends Ssl {
+        /**
+         * Whether clients present certificates: none (not asked), want (asked; a client without one is accepted) or
+         * need (a client without a certificate the bundle's trust material verifies is refused in the handshake).
+         */
+        private ClientAuth clientAuth = ClientAuth.NONE;
+
+        public ClientAuth getClientAuth() {
+            return clientAuth;
+        }
+
+        public void setClientAuth(ClientAuth clientAuth) {
+            this.clientAuth = clientAuth;
+        }
+    }
+
+    /**
+     * TLS client authentication, named as Spring Boot's web servers name it ({@code server.ssl.client-auth}), whose
+     * enum lives in spring-boot-web-server, which this starter does not need.
+     */
+    public enum ClientAuth {
+        /** The server asks for no client certificate. */
+        NONE,
+        /** The server asks for a client certificate and accepts a client without one. */
+        WANT,
+        /** The server requires a client certificate its trust material verifies. */
+        NEED
     }
 }
