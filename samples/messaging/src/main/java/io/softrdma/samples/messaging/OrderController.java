@@ -1,7 +1,9 @@
 package io.softrdma.samples.messaging;
 
+import io.rsocket.exceptions.ApplicationErrorException;
 import java.math.BigDecimal;
 import org.springframework.context.annotation.Profile;
+import org.springframework.messaging.handler.annotation.MessageExceptionHandler;
 import org.springframework.messaging.handler.annotation.MessageMapping;
 import org.springframework.stereotype.Controller;
 import reactor.core.publisher.Flux;
@@ -22,14 +24,21 @@ public class OrderController {
         this.orders = orders;
     }
 
-    /**
-     * Request-response: one order by id; an unknown id is an error the requester receives (RSocket's
-     * APPLICATION_ERROR with this message).
-     */
+    /** Request-response: one order by id; an unknown id is an {@link UnknownOrderException}. */
     @MessageMapping("orders.get")
     Mono<Order> get(OrderRequest request) {
-        return Mono.justOrEmpty(orders.find(request.id())).switchIfEmpty(Mono.error(() ->
-                new IllegalArgumentException("no order " + request.id())));
+        return Mono.justOrEmpty(orders.find(request.id()))
+                .switchIfEmpty(Mono.error(() -> new UnknownOrderException(request.id())));
+    }
+
+    /**
+     * An unknown order is an answer like any other, not a failure of the server: it goes back to the requester as
+     * RSocket's APPLICATION_ERROR with the exception's message, without the error log Spring writes for an
+     * exception no handler claims.
+     */
+    @MessageExceptionHandler
+    Mono<Order> unknown(UnknownOrderException e) {
+        return Mono.error(new ApplicationErrorException(e.getMessage()));
     }
 
     /**
