@@ -46,8 +46,8 @@ public class QuoteController {
         }).subscribeOn(Schedulers.parallel());
     }
 
-    /** A price that moves: 100.00 to 104.99, a step of 79 cents at a time, modulo 5. */
+    /** A price that moves: 100.00 to 104.98, 79 cents a step, modulo 4.99. */
     private static BigDecimal price(long sequence) {
-        return BigDecimal.valueOf(10_000 + (sequence * 79) % 500, 2);
+        return BigDecimal.valueOf(10_000 + (sequence * 79) % 499, 2);
     }
 }
