@@ -12,6 +12,8 @@ import org.springframework.util.MimeTypeUtils;
  * The client role: an {@link RSocketRequester} over RDMA, built from Boot's {@link RSocketRequester.Builder} (its
  * codecs: Jackson for JSON) with the starter's {@link RdmaRSocketTransports}, and the {@link MessagingClient} that
  * uses it.
+ *
+ * <p>Thread safety: configuration, read once by the application context; the requester it makes is thread-safe.
  */
 @Configuration(proxyBeanMethods = false)
 @Profile("client")

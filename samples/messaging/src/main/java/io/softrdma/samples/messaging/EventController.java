@@ -12,7 +12,7 @@ import reactor.core.publisher.Mono;
  * Events: fire-and-forget ({@code events.record}). Nothing goes back to the requester, not even an error, so the
  * meter {@code messaging.events.recorded} (per {@code type}) is how one sees them arrive.
  *
- * <p>Thread safety: thread-safe.
+ * <p>Thread safety: thread-safe. Buffers: none; Spring's codecs decode the frame and release it.
  */
 @Controller
 @Profile("server")

@@ -10,6 +10,8 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
  * {@link EventController}; the starter starts the RSocket server from {@code rdma.rsocket.server.port}. With the
  * {@code client} profile, {@link MessagingClient} calls every route through an {@code RSocketRequester} and consumes
  * the quote stream slowly, which throttles the server's fast producer.
+ *
+ * <p>Thread safety: the entry point only; the beans say their own.
  */
 @SpringBootApplication
 @EnableConfigurationProperties(MessagingProperties.class)

@@ -30,7 +30,8 @@ import reactor.util.retry.Retry;
  * </ul>
  * Meters: {@code messaging.quotes.consumed}, {@code messaging.client.rounds} per {@code outcome}.
  *
- * <p>Thread safety: thread-safe; started once, closed once.
+ * <p>Thread safety: thread-safe; started once, closed once. Buffers: none; the requester's codecs turn frames into
+ * objects and release them.
  */
 public class MessagingClient {
     private static final Log log = LogFactory.getLog(MessagingClient.class);

@@ -13,7 +13,8 @@ import reactor.core.publisher.Mono;
  * Orders: request-response ({@code orders.get}) and a channel ({@code orders.process}). Plain Spring messaging:
  * nothing here knows the transport is RDMA.
  *
- * <p>Thread safety: thread-safe (the store is).
+ * <p>Thread safety: thread-safe (the store is). Buffers: none; Spring's codecs decode the frames into objects and
+ * release them.
  */
 @Controller
 @Profile("server")

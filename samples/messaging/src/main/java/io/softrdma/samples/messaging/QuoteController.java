@@ -16,7 +16,8 @@ import reactor.core.scheduler.Schedulers;
  * slows it down, and the meter {@code messaging.quotes.emitted} tracks what the consumer has taken plus its request
  * window. Underneath, each quote is one RSocket frame, one SoftRDMA message sent against the receiver's credit.
  *
- * <p>Thread safety: thread-safe; each stream has its own sequence.
+ * <p>Thread safety: thread-safe; each stream has its own sequence. Buffers: none; Spring's codecs encode each quote
+ * into a frame that RSocket and the transport own from then on.
  */
 @Controller
 @Profile("server")
