@@ -1,5 +1,11 @@
 package io.softrdma.helm;
 
+import static io.softrdma.helm.Charts.VALUES;
+import static io.softrdma.helm.Charts.all;
+import static io.softrdma.helm.Charts.checkPod;
+import static io.softrdma.helm.Charts.noUnknownFields;
+import static io.softrdma.helm.Charts.one;
+import static io.softrdma.helm.Charts.testPod;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -10,17 +16,13 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodSpec;
-import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServicePort;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
-import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -32,67 +34,10 @@ import org.junit.jupiter.api.Test;
  */
 class ChartTest {
     static final Path CHART = Path.of("softrdma-remote-memory");
-    static final Path VALUES = Path.of("src/test/resources");
-    private static final KubernetesSerialization YAML = new KubernetesSerialization();
 
     /** Renders the chart as release "demo" in namespace "apps", with {@code values} if not null. */
     static List<HasMetadata> render(Path values) {
-        var template = new Helm(CHART).template().withName("demo").withNamespace("apps").withKubeVersion("1.31.0");
-        if (values != null) {
-            template = template.withValuesFile(values);
-        }
-        String manifests = template.call();
-        List<HasMetadata> objects = new ArrayList<>();
-        for (String doc : manifests.split("(?m)^---\\s*$")) {
-            if (doc.lines().anyMatch(l -> l.startsWith("kind:"))) {
-                HasMetadata o = YAML.unmarshal(doc);
-                objects.add(o);
-            }
-        }
-        return objects;
-    }
-
-    static <T extends HasMetadata> List<T> all(List<HasMetadata> objects, Class<T> type) {
-        return objects.stream().filter(type::isInstance).map(type::cast).toList();
-    }
-
-    static <T extends HasMetadata> T one(List<HasMetadata> objects, Class<T> type, String name) {
-        return all(objects, type).stream().filter(o -> o.getMetadata().getName().equals(name)).findFirst()
-                .orElseThrow(() -> new AssertionError("no " + type.getSimpleName() + " " + name + " in "
-                        + objects.stream().map(o -> o.getKind() + "/" + o.getMetadata().getName()).toList()));
-    }
-
-    /** Every field of every object is one Kubernetes knows: fabric8 keeps unknown ones aside instead of failing. */
-    static void noUnknownFields(Object o, String where) {
-        if (o instanceof io.fabric8.kubernetes.api.model.KubernetesResource && !(o instanceof GenericKubernetesResource)) {
-            try {
-                var m = o.getClass().getMethod("getAdditionalProperties");
-                @SuppressWarnings("unchecked")
-                Map<String, Object> extra = (Map<String, Object>) m.invoke(o);
-                assertThat(extra).as("unknown fields in %s", where).isEmpty();
-            } catch (NoSuchMethodException e) {
-                return;
-            } catch (ReflectiveOperationException e) {
-                throw new AssertionError(e);
-            }
-            for (var getter : o.getClass().getMethods()) {
-                if (getter.getParameterCount() == 0 && getter.getName().startsWith("get")
-                        && !getter.getName().equals("getAdditionalProperties") && !getter.getName().equals("getClass")) {
-                    try {
-                        Object v = getter.invoke(o);
-                        if (v instanceof List<?> l) {
-                            for (Object e : l) {
-                                noUnknownFields(e, where + "." + getter.getName());
-                            }
-                        } else {
-                            noUnknownFields(v, where + "." + getter.getName());
-                        }
-                    } catch (ReflectiveOperationException e) {
-                        throw new AssertionError(e);
-                    }
-                }
-            }
-        }
+        return Charts.render(CHART, values);
     }
 
     @Test
@@ -182,82 +127,14 @@ class ChartTest {
 
     @Test
     void theChartTestAsksTheServicesReadinessAndRegion() throws Exception {
-        // helm template leaves hooks out (and there is no cluster for helm test): render a copy of the chart whose
-        // test pod is not a hook, and check that pod; the original must carry the test hook.
-        Path test = CHART.resolve("templates/tests/test-readiness.yaml");
-        String template = Files.readString(test);
-        assertThat(template).contains("helm.sh/hook: test");
-        Path copy = Files.createTempDirectory("chart");
-        try {
-            copyTree(CHART, copy);
-            Path inCopy = copy.resolve("templates/tests/test-readiness.yaml");
-            Files.writeString(inCopy, template.lines().filter(l -> !l.contains("helm.sh/hook"))
-                    .reduce("", (x, y) -> x + y + "\n"));
-            String manifests = new Helm(copy).template().withName("demo").withNamespace("apps")
-                    .withKubeVersion("1.31.0").call();
-            Pod pod = null;
-            for (String doc : manifests.split("(?m)^---\\s*$")) {
-                if (doc.contains("kind: Pod")) {
-                    pod = YAML.unmarshal(doc, Pod.class);
-                }
-            }
-            assertThat(pod).as("the test pod").isNotNull();
-            noUnknownFields(pod, "test pod");
-            assertThat(pod.getMetadata().getName()).isEqualTo("demo-softrdma-remote-memory-test-readiness");
-            assertThat(pod.getSpec().getRestartPolicy()).isEqualTo("Never");
-            assertThat(pod.getSpec().getSecurityContext().getRunAsNonRoot()).isTrue();
-            assertThat(pod.getSpec().getContainers().get(0).getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
-            assertThat(String.join(" ", pod.getSpec().getContainers().get(0).getCommand()))
-                    .contains("http://demo-softrdma-remote-memory-service:8080/actuator/health/readiness",
-                            "http://demo-softrdma-remote-memory-service:8080/region");
-        } finally {
-            try (var walk = Files.walk(copy)) {
-                walk.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
-            }
-        }
-    }
-
-    private static void copyTree(Path from, Path to) throws java.io.IOException {
-        try (var walk = Files.walk(from)) {
-            for (Path p : walk.toList()) {
-                Path target = to.resolve(from.relativize(p).toString());
-                if (Files.isDirectory(p)) {
-                    Files.createDirectories(target);
-                } else {
-                    Files.copy(p, target);
-                }
-            }
-        }
-    }
-
-    /** The pod template's probes, security, scrape annotations and volumes; returns its one container. */
-    static Container checkPod(PodTemplateSpec template, String component, int httpPort) {
-        assertThat(template.getMetadata().getLabels()).containsEntry("app.kubernetes.io/component", component);
-        assertThat(template.getMetadata().getAnnotations()).containsEntry("prometheus.io/scrape", "true")
-                .containsEntry("prometheus.io/port", Integer.toString(httpPort))
-                .containsEntry("prometheus.io/path", "/actuator/prometheus").containsKey("checksum/config");
-        PodSpec spec = template.getSpec();
-        assertThat(spec.getAutomountServiceAccountToken()).isFalse();
-        assertThat(spec.getSecurityContext().getRunAsNonRoot()).isTrue();
-        assertThat(spec.getSecurityContext().getRunAsUser()).isEqualTo(10001L);
-        assertThat(spec.getSecurityContext().getSeccompProfile().getType()).isEqualTo("RuntimeDefault");
-        assertThat(spec.getContainers()).hasSize(1);
-        Container c = spec.getContainers().get(0);
-        assertThat(c.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
-        assertThat(c.getSecurityContext().getAllowPrivilegeEscalation()).isFalse();
-        assertThat(c.getSecurityContext().getRunAsNonRoot()).isTrue();
-        assertThat(c.getSecurityContext().getCapabilities().getDrop()).containsExactly("ALL");
-        assertThat(c.getLivenessProbe().getHttpGet().getPath()).isEqualTo("/actuator/health/liveness");
-        assertThat(c.getLivenessProbe().getHttpGet().getPort().getStrVal()).isEqualTo("http");
-        assertThat(c.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/actuator/health/readiness");
-        assertThat(c.getResources().getRequests()).containsKeys("cpu", "memory");
-        assertThat(c.getResources().getLimits()).containsKeys("cpu", "memory");
-        // A read-only root needs a writable /tmp, and the configuration comes from the ConfigMap.
-        assertThat(c.getVolumeMounts()).anyMatch(m -> m.getMountPath().equals("/tmp"))
-                .anyMatch(m -> m.getMountPath().equals("/config") && Boolean.TRUE.equals(m.getReadOnly()));
-        assertThat(c.getEnv()).anyMatch(e -> e.getName().equals("SPRING_CONFIG_ADDITIONAL_LOCATION")
-                && e.getValue().equals("file:/config/" + component + ".yaml"));
-        return c;
+        Pod pod = testPod(CHART, "templates/tests/test-readiness.yaml");
+        assertThat(pod.getMetadata().getName()).isEqualTo("demo-softrdma-remote-memory-test-readiness");
+        assertThat(pod.getSpec().getRestartPolicy()).isEqualTo("Never");
+        assertThat(pod.getSpec().getSecurityContext().getRunAsNonRoot()).isTrue();
+        assertThat(pod.getSpec().getContainers().get(0).getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
+        assertThat(String.join(" ", pod.getSpec().getContainers().get(0).getCommand()))
+                .contains("http://demo-softrdma-remote-memory-service:8080/actuator/health/readiness",
+                        "http://demo-softrdma-remote-memory-service:8080/region");
     }
 
     @Test

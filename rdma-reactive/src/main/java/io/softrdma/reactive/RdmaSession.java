@@ -68,6 +68,11 @@ public final class RdmaSession implements Disposable {
     private final CompletableFuture<Void> ended = new CompletableFuture<>();
     private final OneSidedOperations oneSided;
     private final Mono<Void> onDispose;
+    /**
+     * How the session ended, for {@link #onTermination()}: a sink rather than a Mono of {@link #ended}, because a
+     * subscriber that cancels must not make a later error an "onErrorDropped" log line.
+     */
+    private final reactor.core.publisher.Sinks.Empty<Void> terminated = reactor.core.publisher.Sinks.empty();
     private final Mono<Void> onTermination;
     private final CompletionQueue.Handler dispatch;
 
@@ -105,7 +110,7 @@ public final class RdmaSession implements Disposable {
         }
         engine.established(rdma);
         this.dispatch = this::dispatch;
-        this.onTermination = Mono.fromFuture(ended::copy, true);
+        this.onTermination = terminated.asMono();
         this.onDispose = onTermination.onErrorResume(t -> Mono.empty());
         cq.setListener(q -> drainCompletions());
         loop.execute(() -> {
@@ -565,8 +570,10 @@ public final class RdmaSession implements Disposable {
         recorder.sessionClosed(this, cause != null ? cause : terminate);
         if (cause == null) {
             ended.complete(null);
+            terminated.tryEmitEmpty();
         } else {
             ended.completeExceptionally(cause);
+            terminated.tryEmitError(cause);
         }
         pd.close();
         connection.dispose();

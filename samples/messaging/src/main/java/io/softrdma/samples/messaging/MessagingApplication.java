@@ -5,16 +5,20 @@ import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 
 /**
- * The messaging sample: with the {@code consumer} profile (the default) an RDMA server that consumes a stream of
- * messages slowly; with the {@code producer} profile a client that sends as fast as the consumer's credits let it.
- * The consumer's pace sets the producer's: receive demand becomes credits (docs/protocol.md).
+ * The messaging sample: Spring messaging over RSocket over RDMA. With the {@code server} profile (the default) it
+ * serves the {@code @MessageMapping} routes of {@link OrderController}, {@link QuoteController} and
+ * {@link EventController}; the starter starts the RSocket server from {@code rdma.rsocket.server.port}. With the
+ * {@code client} profile, {@link MessagingClient} calls every route through an {@code RSocketRequester} and consumes
+ * the quote stream slowly, which throttles the server's fast producer.
+ *
+ * <p>Thread safety: the entry point only; the beans say their own.
  */
 @SpringBootApplication
 @EnableConfigurationProperties(MessagingProperties.class)
 public class MessagingApplication {
 
     /**
-     * Runs the consumer, or the producer with {@code --spring.profiles.active=producer}.
+     * Runs the server, or the client with {@code --spring.profiles.active=client}.
      *
      * @param args Spring Boot arguments
      */
