@@ -27,8 +27,9 @@ import reactor.core.publisher.Sinks;
  *
  * <p>Outbound frames queue in RSocket's own {@link UnboundedProcessor}, as its TCP transport's do (stream 0 —
  * keepalive, lease, errors — ahead of the rest); the session takes them as fast as credits allow and releases
- * each once it is on its way. Inbound frames are the library's, valid while RSocket's {@code onNext} runs
- * (RSocket retains what it keeps, as over Reactor Netty). RSocket subscribes to {@link #receive()} with
+ * each once it is on its way. Inbound frames are the transport's, valid while RSocket's {@code onNext} runs
+ * (RSocket retains what it keeps, as over Reactor Netty), each in memory of its own ({@link InboundFrames}), so what
+ * RSocket or the application keeps never holds a receive buffer. RSocket subscribes to {@link #receive()} with
  * unbounded demand, so the peer's credits follow how fast RSocket takes frames off the event loop; REQUEST_N
  * stays RSocket's business above.
  *
@@ -98,9 +99,15 @@ final class RdmaDuplexConnection implements DuplexConnection {
         sender.tryEmitFinal(ErrorFrameCodec.encode(alloc(), 0, e));
     }
 
+    /**
+     * The peer's frames, each RSocket's to retain or not while its {@code onNext} runs and released when it returns
+     * ({@link InboundFrames}: copied out of the receive buffer if it came inline); then the end, as
+     * {@link #ended} says.
+     */
     @Override
     public Flux<ByteBuf> receive() {
-        return session.receive().doOnNext(this::noteFirst).onErrorResume(this::ended);
+        return new InboundFrames(session.receive(), alloc(), session.rpcRdma().receiveInlineThreshold())
+                .doOnNext(this::noteFirst).onErrorResume(this::ended);
     }
 
     /** The end of the inbound frames: RSocket's contract says a ClosedChannelException, after the reason. */

@@ -15,6 +15,7 @@ import io.rsocket.Payload;
 import io.rsocket.RSocket;
 import io.rsocket.exceptions.CanceledException;
 import io.rsocket.exceptions.ConnectionErrorException;
+import io.rsocket.frame.decoder.PayloadDecoder;
 import io.rsocket.util.ByteBufPayload;
 import io.softrdma.ConnectionClosedException;
 import io.softrdma.rdmap.RdmapOpcode;
@@ -204,6 +205,73 @@ class RdmaRSocketScenariosTest {
             });
             assertThat(emitted.get()).as("the responder emits nothing after the cancel").isEqualTo(atCancel);
             assertThat(pair.clientConnection().isDisposed()).isFalse();
+        }
+    }
+
+    /**
+     * With RSocket's zero-copy decoder a received payload is a retained slice of the frame, which RSocket and the
+     * application may keep as long as they like, as over TCP. A subscriber that holds 300 payloads before it releases
+     * any (here, {@code buffer(300)}) must get all 300: the frames it holds must not hold the receive buffers the
+     * peer needs credit for (128 by default), or the stream would stall for good.
+     */
+    @Test
+    void zeroCopyPayloadsHeldByTheApplicationDoNotHoldReceiveCredit() {
+        try (RSocketPair pair = new RSocketPair(new RSocket() {
+            @Override
+            public Flux<Payload> requestStream(Payload p) {
+                int n = Integer.parseInt(utf8(p));
+                // 3,000 octets: one frame per receive buffer, none packed with another.
+                return Flux.range(0, n).map(i -> ByteBufPayload.create(Payloads.pattern(3000, i).setLong(0, i)));
+            }
+        }, s -> s.payloadDecoder(PayloadDecoder.ZERO_COPY), c -> c.payloadDecoder(PayloadDecoder.ZERO_COPY),
+                s -> s, c -> c)) {
+            List<Payload> held = pair.client.requestStream(text("300")).buffer(300).blockLast(TIMEOUT);
+            try {
+                assertThat(held).hasSize(300);
+                assertThat(held.stream().mapToLong(p -> p.data().getLong(p.data().readerIndex())))
+                        .containsExactlyElementsOf(LongStream.range(0, 300).boxed().toList());
+            } finally {
+                held.forEach(Payload::release);
+            }
+        }
+    }
+
+    /**
+     * A zero-copy payload kept past the end of the connection it came on keeps its content, as over TCP (a resumed
+     * stream's store keeps frames so, and an application may finish with a request after its connection went). Its
+     * memory must not be the receive buffers, which go back to the pool when the session ends and are handed out
+     * again at once: here to buffers the size of the session's receive buffers, filled on its event loop.
+     */
+    @Test
+    void aZeroCopyPayloadKeptPastItsConnectionsEndKeepsItsContent() throws Exception {
+        try (RSocketPair pair = new RSocketPair(new RSocket() {
+            @Override
+            public Mono<Payload> requestResponse(Payload p) {
+                p.release();
+                return Mono.just(ByteBufPayload.create(Payloads.pattern(3000, 42)));
+            }
+        }, s -> s, c -> c.payloadDecoder(PayloadDecoder.ZERO_COPY), s -> s, c -> c)) {
+            ByteBuf expected = Payloads.pattern(3000, 42);
+            Payload kept = pair.client.requestResponse(text("keep")).block(TIMEOUT);
+            try {
+                RdmaDuplexConnection connection = pair.clientConnection();
+                connection.session().connection().channel().close();
+                connection.onClose().block(TIMEOUT);
+                int arena = 128 * 4096; // the session's receive buffers: the default queue depth × inline size
+                List<ByteBuf> reuse = connection.session().connection().channel().eventLoop().submit(() -> {
+                    List<ByteBuf> taken = new java.util.ArrayList<>();
+                    for (int i = 0; i < 8; i++) {
+                        ByteBuf b = io.netty.buffer.PooledByteBufAllocator.DEFAULT.directBuffer(arena);
+                        taken.add(b.writeBytes(new byte[b.capacity()]));
+                    }
+                    return taken;
+                }).get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+                reuse.forEach(ByteBuf::release);
+                assertThat(Payloads.crc(kept.data())).isEqualTo(Payloads.crc(expected));
+            } finally {
+                kept.release();
+                expected.release();
+            }
         }
     }
 
