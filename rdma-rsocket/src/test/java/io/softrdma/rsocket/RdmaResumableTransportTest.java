@@ -50,4 +50,22 @@ final class RdmaResumableTransportTest implements TransportTest {
     public void requestChannel256() {
         TransportTest.super.requestChannel256();
     }
+
+    @Override
+    @Test
+    @DisplayName("makes 10,000 requestResponse requests")
+    @EnabledIfSystemProperty(named = HeavyKitTests.PROPERTY, matches = "true",
+            disabledReason = HeavyKitTests.RESUMED_10_000)
+    public void requestResponse10_000() {
+        TransportTest.super.requestResponse10_000();
+    }
+
+    @Override
+    @Test
+    @DisplayName("makes 1 requestStream request and receives 10,000 responses")
+    @EnabledIfSystemProperty(named = HeavyKitTests.PROPERTY, matches = "true",
+            disabledReason = HeavyKitTests.RESUMED_10_000)
+    public void requestStream10_000() {
+        TransportTest.super.requestStream10_000();
+    }
 }
