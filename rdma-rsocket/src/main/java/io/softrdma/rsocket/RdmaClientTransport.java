@@ -3,7 +3,10 @@ package io.softrdma.rsocket;
 import io.rsocket.DuplexConnection;
 import io.rsocket.transport.ClientTransport;
 import io.softrdma.reactive.RdmaClient;
+import io.softrdma.reactive.RdmaSession;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicReference;
+import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 
 /**
@@ -12,15 +15,18 @@ import reactor.core.publisher.Mono;
  * one credit-controlled message each (docs/rsocket.md).
  *
  * <pre>{@code
- * RSocket rsocket = RSocketConnector.connectWith(RdmaClientTransport.create("orders", 7471)).block();
- * RSocketRequester requester = builder.transport(RdmaClientTransport.create("orders", 7471));
+ * RSocket rsocket = RSocketConnector.connectWith(RdmaClientTransport.create(host, port)).block();
  * }</pre>
+ *
+ * <p>Spring's {@code RSocketRequester.Builder.transport(ClientTransport)} takes it the same way.
  *
  * <p>Buffers: frames are RSocket's to give and the library's once given, as on every RSocket transport; nothing
  * here asks a caller to release anything. Thread safety: immutable; {@link #connect()} may be called from any
  * thread, any number of times (RSocket's reconnect and resume call it again for each new connection).
  */
 public final class RdmaClientTransport implements ClientTransport {
+    /** The state of a {@link #connect()} cancelled before its session was handed over. */
+    private static final Object CANCELLED = new Object();
     private final RdmaClient client;
 
     private RdmaClientTransport(RdmaClient client) {
@@ -64,9 +70,35 @@ public final class RdmaClientTransport implements ClientTransport {
         return client;
     }
 
+    /**
+     * Opens one RDMA session and hands it over as a connection. A cancel before the connection is handed over stops
+     * the connect and releases what it made; once handed over, the connection is RSocket's and only its
+     * {@code dispose()} ends it. RSocket cancels late: resumption cancels its reconnect chain from inside the
+     * RESUME_OK frame's delivery, after this Mono's value went out, and Reactor passes that cancel up to a source that
+     * has already emitted. {@code RdmaClient.connect()} closes the TCP connection on any cancel it sees, so that cancel
+     * must not reach it.
+     */
     @Override
     public Mono<DuplexConnection> connect() {
-        return client.connect().map(session -> new RdmaDuplexConnection("client", session));
+        return Mono.create(sink -> {
+            AtomicReference<Object> state = new AtomicReference<>();
+            Disposable connecting = client.connect().subscribe(session -> {
+                if (!state.compareAndSet(null, session)) {
+                    session.dispose(); // cancelled meanwhile: nobody will own it
+                    return;
+                }
+                sink.success(new RdmaDuplexConnection("client", session));
+            }, sink::error);
+            // Runs only for a cancel before success (Mono.create ignores one after): a session made but not yet
+            // handed over is closed here, one being made is stopped by the cancel of its connect.
+            sink.onCancel(() -> {
+                Object made = state.getAndSet(CANCELLED);
+                if (made instanceof RdmaSession session) {
+                    session.dispose();
+                }
+                connecting.dispose();
+            });
+        });
     }
 
     /** The largest frame: RSocket's own limit (16 MiB less one octet) or the largest message, if smaller. */

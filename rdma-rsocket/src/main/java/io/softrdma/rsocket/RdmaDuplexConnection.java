@@ -2,6 +2,7 @@ package io.softrdma.rsocket;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.util.ReferenceCountUtil;
 import io.rsocket.DuplexConnection;
 import io.rsocket.RSocketErrorException;
 import io.rsocket.exceptions.ConnectionErrorException;
@@ -17,6 +18,7 @@ import java.nio.channels.ClosedChannelException;
 import java.util.concurrent.CancellationException;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 
 /**
  * One RSocket connection on one {@link RdmaSession}: each frame is one SoftRDMA message (docs/rsocket.md), sent
@@ -25,17 +27,23 @@ import reactor.core.publisher.Mono;
  *
  * <p>Outbound frames queue in RSocket's own {@link UnboundedProcessor}, as its TCP transport's do (stream 0 —
  * keepalive, lease, errors — ahead of the rest); the session takes them as fast as credits allow and releases
- * each once it is on its way. Inbound frames are the library's, valid while RSocket's {@code onNext} runs
- * (RSocket retains what it keeps, as over Reactor Netty). RSocket subscribes to {@link #receive()} with
+ * each once it is on its way. Inbound frames are the transport's, valid while RSocket's {@code onNext} runs
+ * (RSocket retains what it keeps, as over Reactor Netty), each in memory of its own ({@link InboundFrames}), so what
+ * RSocket or the application keeps never holds a receive buffer. RSocket subscribes to {@link #receive()} with
  * unbounded demand, so the peer's credits follow how fast RSocket takes frames off the event loop; REQUEST_N
  * stays RSocket's business above.
  *
- * <p>How it ends: a close by either side completes {@link #onClose()}; a lost connection or a Terminate fails it
- * with SoftRDMA's typed error ({@link ConnectionClosedException}, {@link io.softrdma.rdmap.TerminateException}).
- * RSocket 1.1.5 fails in-flight streams with a bare {@link ClosedChannelException} whatever {@code onClose}
- * says, so on a connection that is not resumable the reason is also delivered as RSocket delivers a peer's:
- * a stream-0 CONNECTION_ERROR frame, whose {@link ConnectionErrorException} every stream then sees. A
- * resumable connection (SETUP with the resume flag, or RESUME) gets no such frame: RSocket resumes instead.
+ * <p>How it ends: {@link #onClose()} completes once the session has ended, whatever ended it, as the channel's
+ * close future does under RSocket's TCP transport. RSocket 1.1.5 subscribes to {@code onClose()} without an error
+ * handler (RSocketServer for every connection; ClientSetup, ClientRSocketSession and ServerRSocketSession for
+ * resumable ones), so an error there would reach only Reactor's onErrorDropped hook, logged as
+ * ErrorCallbackNotImplemented for every lost connection. Nor would it reach the streams: RSocket fails them with a
+ * bare {@link ClosedChannelException} whatever {@code onClose()} says. So on a connection that is not resumable, a
+ * lost connection or a Terminate — SoftRDMA's typed error, {@link ConnectionClosedException} or
+ * {@link io.softrdma.rdmap.TerminateException} — is delivered as RSocket delivers a peer's: a stream-0
+ * CONNECTION_ERROR frame, whose {@link ConnectionErrorException} every stream then sees; then {@link #receive()}
+ * ends with a ClosedChannelException caused by the typed error. A resumable connection (SETUP with the resume
+ * flag, or RESUME) gets no such frame: RSocket resumes instead.
  *
  * <p>Thread safety: {@link #sendFrame} and the lifecycle methods may be called from any thread.
  */
@@ -52,7 +60,13 @@ final class RdmaDuplexConnection implements DuplexConnection {
     RdmaDuplexConnection(String side, RdmaSession session) {
         this.side = side;
         this.session = session;
-        this.onClose = session.onTermination();
+        // One subscription to the session's end, never cancelled, told to everyone through a sink: a cancelled
+        // subscriber of RdmaSession.onDispose() gets the session's error dropped on Reactor's onErrorDropped hook
+        // when the session later fails (its Mono.fromFuture(..., suppressCancel)), and RSocket cancels its
+        // subscriptions to onClose() routinely (ServerSetup's setup timeout races onClose()).
+        Sinks.Empty<Void> ended = Sinks.empty();
+        session.onDispose().subscribe(null, null, ended::tryEmitEmpty);
+        this.onClose = ended.asMono();
         // The session ends when the sender does (sendErrorAndClose) or fails; a session that ends first cancels
         // the sender, which releases whatever was still queued, and every later frame on arrival.
         session.send(sender).subscribe(null, e -> session.dispose(), session::dispose);
@@ -60,6 +74,14 @@ final class RdmaDuplexConnection implements DuplexConnection {
 
     RdmaSession session() {
         return session;
+    }
+
+    /**
+     * Frames RSocket has handed over and the session has not yet taken: the only queue here that RSocket's
+     * REQUEST_N, not SoftRDMA's credits, bounds (a racy snapshot, for tests and diagnostics).
+     */
+    int framesQueued() {
+        return sender.size();
     }
 
     @Override
@@ -77,9 +99,15 @@ final class RdmaDuplexConnection implements DuplexConnection {
         sender.tryEmitFinal(ErrorFrameCodec.encode(alloc(), 0, e));
     }
 
+    /**
+     * The peer's frames, each RSocket's to retain or not while its {@code onNext} runs and released when it returns
+     * ({@link InboundFrames}: copied out of the receive buffer if it came inline); then the end, as
+     * {@link #ended} says.
+     */
     @Override
     public Flux<ByteBuf> receive() {
-        return session.receive().doOnNext(this::noteFirst).onErrorResume(this::ended);
+        return new InboundFrames(session.receive(), alloc(), session.rpcRdma().receiveInlineThreshold())
+                .doOnNext(this::noteFirst).onErrorResume(this::ended);
     }
 
     /** The end of the inbound frames: RSocket's contract says a ClosedChannelException, after the reason. */
@@ -92,9 +120,9 @@ final class RdmaDuplexConnection implements DuplexConnection {
             return Flux.error(closed);
         }
         ConnectionErrorException reason = new ConnectionErrorException(describe(cause));
-        // Released once RSocket's onNext has returned, as the session's frames are (RSocket keeps none it did not
-        // retain), or on a cancel before it was delivered.
-        return Flux.using(() -> ErrorFrameCodec.encode(alloc(), 0, reason), Flux::just, ByteBuf::release, false)
+        // Inbound frames are the transport's to release once RSocket's onNext returns (RSocket retains what it
+        // keeps), so this one is released when its Mono ends: after onNext, or on a cancel before it.
+        return Flux.using(() -> ErrorFrameCodec.encode(alloc(), 0, reason), Mono::just, ReferenceCountUtil::release)
                 .concatWith(Mono.error(closed));
     }
 

@@ -12,7 +12,7 @@ import reactor.core.publisher.Mono;
  *
  * <pre>{@code
  * CloseableRdmaServer server = RSocketServer.create(SocketAcceptor.with(handler))
- *         .bind(RdmaServerTransport.create(7471)).block();
+ *         .bind(RdmaServerTransport.create(host, port)).block();
  * }</pre>
  *
  * <p>Thread safety: immutable; {@link #start} may be called from any thread.
@@ -81,7 +81,7 @@ public final class RdmaServerTransport implements ServerTransport<CloseableRdmaS
             return acceptor.apply(connection).contextWrite(RdmaPeer.context(session)).onErrorResume(e -> {
                 connection.dispose();
                 return Mono.empty();
-            }).then(session.onDispose());
+            }).then(connection.onClose());
         }).bind().map(CloseableRdmaServer::new);
     }
 

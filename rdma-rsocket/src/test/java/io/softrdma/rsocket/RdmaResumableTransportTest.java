@@ -1,0 +1,71 @@
+package io.softrdma.rsocket;
+
+import io.rsocket.test.TransportTest;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+
+/**
+ * RSocket's transport test kit with resumption (RSocket protocol, "Resuming Operation"): the kit's
+ * {@code DisconnectingDuplexConnection} disposes each RDMA connection of either side 10 ms to 1.5 s after its first
+ * frame, and every interaction must still complete, the frames lost with each connection replayed over the next one
+ * from the kit's {@code InMemoryResumableFramesStore}; as rsocket-transport-netty's {@code TcpResumableTransportTest}.
+ */
+final class RdmaResumableTransportTest implements TransportTest {
+    private TransportPair<InetSocketAddress, CloseableRdmaServer> transportPair;
+
+    @BeforeEach
+    void createTestPair() {
+        transportPair = new TransportPair<>(KitTransports::anyPort, (address, server, allocator) ->
+                KitTransports.client(server, allocator), KitTransports::server, false, true);
+    }
+
+    @Override
+    public Duration getTimeout() {
+        return Duration.ofSeconds(90);
+    }
+
+    @Override
+    public TransportPair getTransportPair() {
+        return transportPair;
+    }
+
+    @Override
+    @Test
+    @DisplayName("makes 1 requestChannel request with 200,000 payloads")
+    @EnabledIfSystemProperty(named = HeavyKitTests.PROPERTY, matches = "true",
+            disabledReason = HeavyKitTests.CHANNEL_200_000)
+    public void requestChannel200_000() {
+        TransportTest.super.requestChannel200_000();
+    }
+
+    @Override
+    @Test
+    @DisplayName("makes 1 requestChannel request with 256 payloads")
+    @EnabledIfSystemProperty(named = HeavyKitTests.PROPERTY, matches = "true",
+            disabledReason = HeavyKitTests.CHANNEL_256)
+    public void requestChannel256() {
+        TransportTest.super.requestChannel256();
+    }
+
+    @Override
+    @Test
+    @DisplayName("makes 10,000 requestResponse requests")
+    @EnabledIfSystemProperty(named = HeavyKitTests.PROPERTY, matches = "true",
+            disabledReason = HeavyKitTests.RESUMED_10_000)
+    public void requestResponse10_000() {
+        TransportTest.super.requestResponse10_000();
+    }
+
+    @Override
+    @Test
+    @DisplayName("makes 1 requestStream request and receives 10,000 responses")
+    @EnabledIfSystemProperty(named = HeavyKitTests.PROPERTY, matches = "true",
+            disabledReason = HeavyKitTests.RESUMED_10_000)
+    public void requestStream10_000() {
+        TransportTest.super.requestStream10_000();
+    }
+}

@@ -1,0 +1,54 @@
+package io.softrdma.rsocket;
+
+import io.rsocket.test.TransportTest;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+
+/**
+ * RSocket's own transport test kit (rsocket-test 1.1.5's {@link TransportTest}: every interaction model, large
+ * payloads, 200,000-frame channels, concurrent channels, delayed REQUEST_N, and the kit's leak check of every frame
+ * RSocket allocated) over {@link RdmaClientTransport} and {@link RdmaServerTransport}, as rsocket-transport-netty's
+ * {@code TcpTransportTest} runs it over TCP. The kit wraps either side at random in an interceptor that moves
+ * receiving to another thread, so both the event-loop and the off-loop paths run.
+ */
+final class RdmaTransportTest implements TransportTest {
+    private TransportPair<InetSocketAddress, CloseableRdmaServer> transportPair;
+
+    @BeforeEach
+    void createTestPair() {
+        transportPair = new TransportPair<>(KitTransports::anyPort, (address, server, allocator) ->
+                KitTransports.client(server, allocator), KitTransports::server);
+    }
+
+    @Override
+    public Duration getTimeout() {
+        return Duration.ofSeconds(60);
+    }
+
+    @Override
+    public TransportPair getTransportPair() {
+        return transportPair;
+    }
+
+    @Override
+    @Test
+    @DisplayName("makes 1 requestChannel request with 200,000 payloads")
+    @EnabledIfSystemProperty(named = HeavyKitTests.PROPERTY, matches = "true",
+            disabledReason = HeavyKitTests.CHANNEL_200_000)
+    public void requestChannel200_000() {
+        TransportTest.super.requestChannel200_000();
+    }
+
+    @Override
+    @Test
+    @DisplayName("makes 1 requestChannel request with 256 payloads")
+    @EnabledIfSystemProperty(named = HeavyKitTests.PROPERTY, matches = "true",
+            disabledReason = HeavyKitTests.CHANNEL_256)
+    public void requestChannel256() {
+        TransportTest.super.requestChannel256();
+    }
+}
