@@ -33,25 +33,41 @@ import picocli.CommandLine.Option;
  * @param progress show a progress line on a terminal
  * @param baseline also measure raw TCP the same way
  * @param transport the Netty transport
- * @param api which API to measure: the verbs (default), the reactive API next to RSocket, or both
+ * @param api which API to measure: the verbs (default), the reactive API next to RSocket, both, or one RSocket
+ *     application over SoftRDMA and over TCP
  * @param reactiveTests the reactive API's tests to run ({@code send}, {@code request}, {@code atomic}); empty
  *     with the verbs API
+ * @param rsocketModels the RSocket interaction models to run with {@code --api rsocket}; empty otherwise
  */
 record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Duration duration, Duration warmup,
         double rate, boolean crc, boolean markers, int mpaRevision, int port, boolean server, String connect,
         boolean json, boolean progress,
-        boolean baseline, RdmaTransport transport, Api api, List<ReactiveTest> reactiveTests) {
+        boolean baseline, RdmaTransport transport, Api api, List<ReactiveTest> reactiveTests,
+        List<RsocketModel> rsocketModels) {
 
     /** Which API a run measures. */
     enum Api {
-        VERBS, REACTIVE, ALL;
+        VERBS, REACTIVE, ALL, RSOCKET;
 
         boolean verbs() {
-            return this != REACTIVE;
+            return this == VERBS || this == ALL;
         }
 
         boolean reactive() {
-            return this != VERBS;
+            return this == REACTIVE || this == ALL;
+        }
+    }
+
+    /**
+     * The RSocket interaction models {@code --api rsocket} runs over SoftRDMA and over TCP: fire-and-forget,
+     * request-response and request-stream.
+     */
+    enum RsocketModel {
+        FF, RR, STREAM;
+
+        /** As in the rows' names, {@code rsocket-<model>-<transport>}. */
+        String wireName() {
+            return name().toLowerCase(Locale.ROOT);
         }
     }
 
@@ -101,19 +117,22 @@ record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Durat
                 "  and client run in this process on 127.0.0.1, and each test is measured over raw TCP too, the",
                 "  same way, in the same run."})
     private static final class Cli {
-        @Option(names = "--api", paramLabel = "verbs|reactive|all", description = "verbs (default): RDMA Write,"
-                + " Read, Send and atomics next to raw TCP; reactive: the reactive API (send/receive, request) next"
-                + " to RSocket 1.1.5 over TCP, and its atomics next to raw TCP, measured the same way; all: both")
+        @Option(names = "--api", paramLabel = "verbs|reactive|rsocket|all", description = "verbs (default): RDMA"
+                + " Write, Read, Send and atomics next to raw TCP; reactive: the reactive API (send/receive, request)"
+                + " next to RSocket 1.1.5 over TCP, and its atomics next to raw TCP, measured the same way; all: both;"
+                + " rsocket: one RSocket application over SoftRDMA's RSocket transport next to the same over RSocket's"
+                + " TCP transport (rows rsocket-ff|rr|stream-rdma|tcp; sizes default to 64,4K,1M)")
         String api = "verbs";
-        @Option(names = "--test", paramLabel = "write|read|send|atomic|request|all", description = "tests to run,"
-                + " comma separated (default: all); the verbs have write, read, send and atomic, the reactive API"
-                + " send, request and atomic. atomic: rows fetch-add (adds 1) and compare-swap (bandwidth: expects"
-                + " 0, swaps in 0; latency: a serial increment), ORD in flight, on one 8-octet word, run once"
-                + " whatever --size says, the word checked after each phase; raw TCP: 52-octet requests answered"
-                + " with 12 octets")
+        @Option(names = "--test", paramLabel = "write|read|send|atomic|request|ff|rr|stream|all", description =
+                "tests to run, comma separated (default: all); the verbs have write, read, send and atomic, the"
+                + " reactive API send, request and atomic, the rsocket API ff (fire-and-forget), rr"
+                + " (request-response) and stream (request-stream). atomic: rows fetch-add (adds 1) and"
+                + " compare-swap (bandwidth: expects 0, swaps in 0; latency: a serial increment), ORD in flight,"
+                + " on one 8-octet word, run once whatever --size says, the word checked after each phase; raw TCP:"
+                + " 52-octet requests answered with 12 octets")
         String test = "all";
         @Option(names = "--size", paramLabel = "N[,N...]", description = "message sizes in octets, K/M suffixes"
-                + " allowed (default: 64,4K,64K)")
+                + " allowed (default: 64,4K,64K; with --api rsocket 64,4K,1M)")
         String size;
         @Option(names = "--duration", paramLabel = "S", description = "seconds per bandwidth phase (default: 2)")
         String duration;
@@ -157,7 +176,8 @@ record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Durat
 
         PerfOptions build() {
             Api api = parseApi(this.api);
-            List<Integer> sizes = size == null ? List.of(64, 4096, 65536) : parseSizes(size);
+            List<Integer> sizes = size != null ? parseSizes(size)
+                    : api == Api.RSOCKET ? List.of(64, 4096, 1024 * 1024) : List.of(64, 4096, 65536);
             long iterations = this.iterations == null ? 0 : parsePositive(this.iterations, "--iterations");
             Duration duration = this.duration == null ? Duration.ofSeconds(2)
                     : parseSeconds(this.duration, "--duration", false);
@@ -171,12 +191,13 @@ record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Durat
             RdmaTransport transport = this.transport == null ? RdmaTransport.best() : parseTransport(this.transport);
             List<Test> tests = api.verbs() ? parseTests(test, api) : List.of();
             List<ReactiveTest> reactiveTests = api.reactive() ? parseReactiveTests(test, api) : List.of();
-            if (tests.isEmpty() && reactiveTests.isEmpty()) {
+            List<RsocketModel> rsocketModels = api == Api.RSOCKET ? parseRsocketModels(test) : List.of();
+            if (tests.isEmpty() && reactiveTests.isEmpty() && rsocketModels.isEmpty()) {
                 throw new IllegalArgumentException("--test " + test + " has nothing to run with --api "
                         + api.name().toLowerCase(Locale.ROOT) + " (verbs: write, read, send, atomic; reactive: send,"
-                        + " request, atomic)");
+                        + " request, atomic; rsocket: ff, rr, stream)");
             }
-            if (api.reactive() && (server || connect != null)) {
+            if ((api.reactive() || api == Api.RSOCKET) && (server || connect != null)) {
                 throw new IllegalArgumentException("--api " + api.name().toLowerCase(Locale.ROOT)
                         + " runs in one process only: drop --server/--connect, or use --api verbs");
             }
@@ -195,7 +216,7 @@ record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Durat
             boolean withBaseline = !noBaseline && connect == null;
             return new PerfOptions(tests, sizes, iterations, duration, warmup, rate, crc, markers, mpaRevision,
                     port == null ? 0 : port, server, connect, json, !noProgress, withBaseline, transport, api,
-                    reactiveTests);
+                    reactiveTests, rsocketModels);
         }
     }
 
@@ -204,7 +225,8 @@ record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Durat
             case "verbs" -> Api.VERBS;
             case "reactive" -> Api.REACTIVE;
             case "all" -> Api.ALL;
-            default -> throw new IllegalArgumentException("--api " + v + ": use verbs, reactive or all");
+            case "rsocket" -> Api.RSOCKET;
+            default -> throw new IllegalArgumentException("--api " + v + ": use verbs, reactive, rsocket or all");
         };
     }
 
@@ -225,8 +247,31 @@ record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Durat
                                 + " has send, request and atomic (or use --api all)");
                     }
                 }
+                case "ff", "rr", "stream" -> throw rsocketOnly(name);
                 default -> throw new IllegalArgumentException("--test " + name
                         + ": choose from write, read, send, atomic, request or all");
+            }
+        }
+        return out;
+    }
+
+    private static IllegalArgumentException rsocketOnly(String test) {
+        return new IllegalArgumentException("--test " + test + " is an RSocket interaction model: use --api rsocket");
+    }
+
+    private static List<RsocketModel> parseRsocketModels(String v) {
+        if (v.equals("all")) {
+            return List.of(RsocketModel.values());
+        }
+        List<RsocketModel> out = new ArrayList<>();
+        for (String t : v.split(",")) {
+            String name = t.trim();
+            switch (name) {
+                case "ff" -> add(out, RsocketModel.FF);
+                case "rr" -> add(out, RsocketModel.RR);
+                case "stream" -> add(out, RsocketModel.STREAM);
+                default -> throw new IllegalArgumentException("--test " + name + ": --api rsocket has ff"
+                        + " (fire-and-forget), rr (request-response), stream (request-stream) or all");
             }
         }
         return out;
@@ -271,6 +316,7 @@ record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Durat
                                 + " (or --api all)");
                     }
                 }
+                case "ff", "rr", "stream" -> throw rsocketOnly(name);
                 default -> throw new IllegalArgumentException("--test " + t
                         + ": choose from write, read, send, atomic, request or all");
             }
