@@ -204,7 +204,7 @@ public final class PerfMain {
     private static void runRsocket(PerfOptions options, ByteBuf payload, PrintStream out, List<PerfResult> results)
             throws Exception {
         try (RsocketPerf perf = new RsocketPerf(payload, options.crc(), options.markers(), options.port(),
-                options.transport(), options.baseline())) {
+                options.transport(), options.messaging(), options.baseline())) {
             for (RsocketModel model : options.rsocketModels()) {
                 boolean first = true;
                 for (int size : options.sizes()) {

@@ -3,6 +3,7 @@ package io.softrdma.samples.perf;
 import io.softrdma.samples.cli.CommandLines;
 import io.softrdma.samples.cli.OptionValues;
 import io.softrdma.cm.RdmaTransport;
+import io.softrdma.reactive.MessagingOptions;
 import io.softrdma.samples.perf.PerfProtocol.Test;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -38,12 +39,14 @@ import picocli.CommandLine.Option;
  * @param reactiveTests the reactive API's tests to run ({@code send}, {@code request}, {@code atomic}); empty
  *     with the verbs API
  * @param rsocketModels the RSocket interaction models to run with {@code --api rsocket}; empty otherwise
+ * @param messaging SoftRDMA's messaging options for {@code --api rsocket}: the transport's defaults unless
+ *     {@code --inline} or {@code --send-window} change them
  */
 record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Duration duration, Duration warmup,
         double rate, boolean crc, boolean markers, int mpaRevision, int port, boolean server, String connect,
         boolean json, boolean progress,
         boolean baseline, RdmaTransport transport, Api api, List<ReactiveTest> reactiveTests,
-        List<RsocketModel> rsocketModels) {
+        List<RsocketModel> rsocketModels, MessagingOptions messaging) {
 
     /** Which API a run measures. */
     enum Api {
@@ -167,6 +170,14 @@ record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Durat
         @Option(names = "--transport", paramLabel = "epoll|nio", description = "Netty transport (default: epoll"
                 + " when available)")
         String transport;
+        @Option(names = "--inline", paramLabel = "N", description = "with --api rsocket: SoftRDMA's inline size,"
+                + " the largest Send (header included; larger frames go by RDMA Read), 1K to 256K in steps of 1K"
+                + " (default: the transport's, 4K)")
+        String inline;
+        @Option(names = "--send-window", paramLabel = "N", description = "with --api rsocket: octets of frames"
+                + " SoftRDMA's send keeps requested and not yet sent, K/M suffixes allowed (default: the"
+                + " transport's, 1M)")
+        String sendWindow;
         @Option(names = "--json", description = "one JSON object per line instead of a table")
         boolean json;
         @Option(names = "--no-progress", description = "no progress line, even on a terminal")
@@ -212,11 +223,24 @@ record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Durat
                 throw new IllegalArgumentException("--port is the server's: with --connect, give the port as"
                         + " HOST:PORT");
             }
+            MessagingOptions messaging = MessagingOptions.DEFAULTS;
+            if (inline != null || sendWindow != null) {
+                if (api != Api.RSOCKET) {
+                    throw new IllegalArgumentException("--inline and --send-window size SoftRDMA's RSocket transport:"
+                            + " add --api rsocket");
+                }
+                if (inline != null) {
+                    messaging = messaging.withInlineSize(parseInline(inline));
+                }
+                if (sendWindow != null) {
+                    messaging = messaging.withSendWindow(messaging.sendWindow(), parseSendWindow(sendWindow));
+                }
+            }
             // A separate server cannot run the raw TCP reference: there is nothing to compare in this process.
             boolean withBaseline = !noBaseline && connect == null;
             return new PerfOptions(tests, sizes, iterations, duration, warmup, rate, crc, markers, mpaRevision,
                     port == null ? 0 : port, server, connect, json, !noProgress, withBaseline, transport, api,
-                    reactiveTests, rsocketModels);
+                    reactiveTests, rsocketModels, messaging);
         }
     }
 
@@ -348,6 +372,40 @@ record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Durat
             out.add((int) n);
         }
         return out;
+    }
+
+    private static int parseInline(String v) {
+        long n = parseOctets(v, "--inline");
+        if (n < 1024 || n > 256 * 1024 || n % 1024 != 0) {
+            throw new IllegalArgumentException("--inline " + v + " must be 1K to 256K in steps of 1K (RFC 8797)");
+        }
+        return (int) n;
+    }
+
+    private static long parseSendWindow(String v) {
+        long n = parseOctets(v, "--send-window");
+        if (n < 1) {
+            throw new IllegalArgumentException("--send-window " + v + " must be at least 1 octet");
+        }
+        return n;
+    }
+
+    /** Octets, with a K or M suffix allowed. */
+    private static long parseOctets(String v, String option) {
+        String t = v.trim().toUpperCase(Locale.ROOT);
+        long mult = 1;
+        if (t.endsWith("K")) {
+            mult = 1024;
+            t = t.substring(0, t.length() - 1);
+        } else if (t.endsWith("M")) {
+            mult = 1024 * 1024;
+            t = t.substring(0, t.length() - 1);
+        }
+        try {
+            return Math.multiplyExact(Long.parseLong(t), mult);
+        } catch (NumberFormatException | ArithmeticException e) {
+            throw new IllegalArgumentException(option + " " + v + " is not a number of octets (examples: 8K, 32M)");
+        }
     }
 
     private static long parsePositive(String v, String option) {

@@ -15,6 +15,7 @@ import io.rsocket.transport.netty.client.TcpClientTransport;
 import io.rsocket.transport.netty.server.TcpServerTransport;
 import io.softrdma.cm.RdmaTransport;
 import io.softrdma.mpa.MpaSettings;
+import io.softrdma.reactive.MessagingOptions;
 import io.softrdma.reactive.RdmaClient;
 import io.softrdma.reactive.RdmaServer;
 import io.softrdma.rsocket.RdmaClientTransport;
@@ -119,18 +120,20 @@ final class RsocketPerf implements AutoCloseable {
      * @param markers MPA Markers on it
      * @param port the SoftRDMA server's port, 0 for any free one
      * @param transport the Netty transport of every event loop
+     * @param messaging the SoftRDMA messaging options of both ends (inline size, send window)
      * @param tcp whether to run the TCP twin too
      */
-    RsocketPerf(ByteBuf payload, boolean crc, boolean markers, int port, RdmaTransport transport, boolean tcp) {
+    RsocketPerf(ByteBuf payload, boolean crc, boolean markers, int port, RdmaTransport transport,
+            MessagingOptions messaging, boolean tcp) {
         this.payload = payload;
         boolean nativeLoops = transport == RdmaTransport.EPOLL;
         try {
             stacks.add(connect(Carrier.RDMA, nativeLoops, loops -> RdmaServerTransport.create(RdmaServer.create()
                     .host("127.0.0.1").port(port).mpa(MpaSettings.defaults().withCrc(crc).withMarkers(markers))
-                    .tcpConfiguration(t -> t.runOn(loops, nativeLoops))),
+                    .messaging(messaging).tcpConfiguration(t -> t.runOn(loops, nativeLoops))),
                     (loops, address) -> RdmaClientTransport.create(RdmaClient.create()
                             .host("127.0.0.1").port(address.getPort())
-                            .mpa(RdmaClient.DEFAULT_MPA.withCrc(crc).withMarkers(markers))
+                            .mpa(RdmaClient.DEFAULT_MPA.withCrc(crc).withMarkers(markers)).messaging(messaging)
                             .tcpConfiguration(t -> t.runOn(loops, nativeLoops)))));
             if (tcp) {
                 stacks.add(connect(Carrier.TCP, nativeLoops, loops -> TcpServerTransport.create(TcpServer.create()

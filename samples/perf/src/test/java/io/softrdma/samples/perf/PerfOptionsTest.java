@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.softrdma.samples.perf.PerfOptions.ReactiveTest;
+import io.softrdma.reactive.MessagingOptions;
 import io.softrdma.samples.perf.PerfProtocol.Test;
 import java.time.Duration;
 import java.util.List;
@@ -65,6 +66,12 @@ class PerfOptionsTest {
         assertThat(some.baseline()).isFalse();
         assertThat(PerfOptions.parse(new String[] {"--api", "all"}).rsocketModels())
                 .as("all stays the verbs and the reactive API, as other runs compare it").isEmpty();
+        assertThat(all.messaging()).as("the transport's own").isEqualTo(MessagingOptions.DEFAULTS);
+        PerfOptions tuned = PerfOptions.parse(new String[] {"--api", "rsocket", "--inline", "8K", "--send-window",
+            "32M"});
+        assertThat(tuned.messaging().inlineSize()).isEqualTo(8192);
+        assertThat(tuned.messaging().sendWindowBytes()).isEqualTo(32L << 20);
+        assertThat(tuned.messaging().sendWindow()).isEqualTo(MessagingOptions.DEFAULTS.sendWindow());
     }
 
     @org.junit.jupiter.api.Test
@@ -145,6 +152,11 @@ class PerfOptionsTest {
                 List.of("--api", "rsocket", "--connect", "h:2"),
                 List.of("--api", "reactive", "--test", "ff"),
                 List.of("--test", "stream"),
+                List.of("--inline", "8K"),
+                List.of("--api", "rsocket", "--inline", "1000"),
+                List.of("--api", "rsocket", "--inline", "512K"),
+                List.of("--api", "rsocket", "--send-window", "0"),
+                List.of("--api", "rsocket", "--send-window", "lots"),
                 List.of("--api"),
                 List.of("--test", "request"),
                 List.of("--api", "reactive", "--test", "write"),
@@ -194,7 +206,8 @@ class PerfOptionsTest {
                 "--markers on|off        MPA Markers", "--mpa-rev 1|2           MPA revision",
                 "--port P                the SoftRDMA server's port", "--server                run only",
                 "--connect HOST:PORT     run only the client", "--no-baseline           skip",
-                "--transport epoll|nio   Netty transport", "--json                  one JSON object",
+                "--transport epoll|nio   Netty transport", "--inline N              with --api rsocket",
+                "--send-window N         with --api rsocket", "--json                  one JSON object",
                 "--no-progress           no progress line", "--help                  this text")) {
             assertThat(PerfOptions.USAGE).contains(line);
         }
