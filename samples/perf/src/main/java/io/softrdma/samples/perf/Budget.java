@@ -31,4 +31,9 @@ record Budget(long iterations, Duration duration) {
     long deadline(long startNanos) {
         return startNanos + duration.toNanos();
     }
+
+    /** How long to wait for a phase on this budget before calling it stuck: a minute beyond what it should take. */
+    long timeoutSeconds() {
+        return 60 + duration.toSeconds() + iterations / 1000;
+    }
 }

@@ -7,6 +7,7 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import io.softrdma.cm.ConnectionManager;
 import io.softrdma.mpa.MpaSettings;
 import io.softrdma.samples.perf.PerfOptions.ReactiveTest;
+import io.softrdma.samples.perf.PerfOptions.RsocketModel;
 import io.softrdma.samples.perf.PerfProtocol.Test;
 import io.softrdma.verbs.RdmaDevice;
 import java.io.PrintStream;
@@ -88,6 +89,9 @@ public final class PerfMain {
             if (!options.reactiveTests().isEmpty()) {
                 runReactive(options, payload, out, results);
             }
+            if (!options.rsocketModels().isEmpty()) {
+                runRsocket(options, payload, out, results);
+            }
         } finally {
             payload.release();
         }
@@ -95,6 +99,8 @@ public final class PerfMain {
             ResultPrinter.printTable(out, results, options);
         } else if (!options.reactiveTests().isEmpty()) {
             ResultPrinter.printReactiveRatiosJson(out, results);
+        } else if (!options.rsocketModels().isEmpty()) {
+            ResultPrinter.printRsocketRatiosJson(out, results);
         }
         return results;
     }
@@ -190,6 +196,52 @@ public final class PerfMain {
         }
     }
 
+    /**
+     * One RSocket application over SoftRDMA and over TCP ({@link RsocketPerf}): for each interaction model and size,
+     * the row over SoftRDMA, then its TCP twin. Each warms up on its own connection first (longer at the model's first
+     * size); allocation and CPU are those of the carrier's two event loops.
+     */
+    private static void runRsocket(PerfOptions options, ByteBuf payload, PrintStream out, List<PerfResult> results)
+            throws Exception {
+        try (RsocketPerf perf = new RsocketPerf(payload, options.crc(), options.markers(), options.port(),
+                options.transport(), options.messaging(), options.baseline())) {
+            for (RsocketModel model : options.rsocketModels()) {
+                boolean first = true;
+                for (int size : options.sizes()) {
+                    for (RsocketPerf.Stack stack : perf.stacks()) {
+                        RsocketLoad load = stack.load();
+                        ReactiveBandwidth bandwidth = switch (model) {
+                            case FF -> load::fireAndForget;
+                            case RR -> load::requestResponse;
+                            case STREAM -> load::stream;
+                        };
+                        ReactiveLatency latency = switch (model) {
+                            case FF -> load::fireAndForgetLatency;
+                            case RR -> load::requestResponseLatency;
+                            case STREAM -> load::streamLatency;
+                        };
+                        String row = "rsocket-" + model.wireName() + "-" + stack.carrier().wireName();
+                        results.add(print(out, options, measureReactive(options, row, size, first,
+                                stack.carrier().clientThreads(), stack.carrier().serverThreads(), bandwidth, latency,
+                                null, rsocketRoundTrips(options, size))));
+                    }
+                    first = false;
+                }
+            }
+        }
+    }
+
+    /**
+     * Round trips in an {@code --api rsocket} latency phase: as in the other rows, but no more than move 2 GiB each way
+     * (2 048 at 1 MiB) unless {@code --iterations} says how many.
+     */
+    static long rsocketRoundTrips(PerfOptions options, int size) {
+        if (options.iterations() > 0) {
+            return options.iterations();
+        }
+        return Math.min(options.latencyRoundTrips(), Math.max(LATENCY_WARMUP, (2L << 30) / size));
+    }
+
     /** A reactive or RSocket bandwidth phase. */
     @FunctionalInterface
     interface ReactiveBandwidth {
@@ -205,20 +257,31 @@ public final class PerfMain {
 
     private static PerfResult measureReactive(PerfOptions options, String test, int size, boolean first,
             ReactiveBandwidth bandwidth, ReactiveLatency latency, WordCheck check) throws Exception {
+        boolean rsocket = test.startsWith("rsocket-");
+        return measureReactive(options, test, size, first,
+                rsocket ? ReactivePerf.RSOCKET_CLIENT_THREADS : ReactivePerf.RX_CLIENT_THREADS,
+                rsocket ? ReactivePerf.RSOCKET_SERVER_THREADS : ReactivePerf.RX_SERVER_THREADS, bandwidth, latency,
+                check, options.latencyRoundTrips());
+    }
+
+    /**
+     * A bandwidth phase (CPU and allocation of the threads named {@code clientThreads...} and
+     * {@code serverThreads...}), then, with {@code latency}, {@code roundTrips} one at a time.
+     */
+    private static PerfResult measureReactive(PerfOptions options, String test, int size, boolean first,
+            String clientThreads, String serverThreads, ReactiveBandwidth bandwidth, ReactiveLatency latency,
+            WordCheck check, long roundTrips) throws Exception {
         String label = test + " " + ResultPrinter.size(size);
         Budget warmup = Budget.of(first ? options.warmup().multipliedBy(FIRST_WARMUP_FACTOR) : options.warmup());
         Budget budget = bandwidthBudget(options);
-        boolean rsocket = test.startsWith("rsocket-");
         AtomicLong progress = new AtomicLong();
         Measured bw;
         ThreadUsage clientUsage;
         ThreadUsage serverUsage;
         try (Progress p = Progress.start(showProgress(options), label + " bandwidth", budget, progress,
                 warmup.isEmpty())) {
-            clientUsage = ThreadUsage.start(rsocket ? ReactivePerf.RSOCKET_CLIENT_THREADS
-                    : ReactivePerf.RX_CLIENT_THREADS);
-            serverUsage = ThreadUsage.start(rsocket ? ReactivePerf.RSOCKET_SERVER_THREADS
-                    : ReactivePerf.RX_SERVER_THREADS);
+            clientUsage = ThreadUsage.start(clientThreads);
+            serverUsage = ThreadUsage.start(serverThreads);
             bw = bandwidth.run(size, warmup, budget, progress, () -> {
                 clientUsage.restart();
                 serverUsage.restart();
@@ -228,7 +291,6 @@ public final class PerfMain {
         Usage usage = Usage.of(clientUsage, serverUsage, bw);
         long[] rtts = {0};
         if (latency != null) {
-            long roundTrips = options.latencyRoundTrips();
             rtts = new long[(int) roundTrips];
             latency.run(size, (int) Math.min(LATENCY_WARMUP, roundTrips), rtts);
         }

@@ -3,6 +3,7 @@ package io.softrdma.samples.perf;
 import io.softrdma.samples.cli.CommandLines;
 import io.softrdma.samples.cli.OptionValues;
 import io.softrdma.cm.RdmaTransport;
+import io.softrdma.reactive.MessagingOptions;
 import io.softrdma.samples.perf.PerfProtocol.Test;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -33,25 +34,43 @@ import picocli.CommandLine.Option;
  * @param progress show a progress line on a terminal
  * @param baseline also measure raw TCP the same way
  * @param transport the Netty transport
- * @param api which API to measure: the verbs (default), the reactive API next to RSocket, or both
+ * @param api which API to measure: the verbs (default), the reactive API next to RSocket, both, or one RSocket
+ *     application over SoftRDMA and over TCP
  * @param reactiveTests the reactive API's tests to run ({@code send}, {@code request}, {@code atomic}); empty
  *     with the verbs API
+ * @param rsocketModels the RSocket interaction models to run with {@code --api rsocket}; empty otherwise
+ * @param messaging SoftRDMA's messaging options for {@code --api rsocket}: the transport's defaults unless
+ *     {@code --inline} or {@code --send-window} change them
  */
 record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Duration duration, Duration warmup,
         double rate, boolean crc, boolean markers, int mpaRevision, int port, boolean server, String connect,
         boolean json, boolean progress,
-        boolean baseline, RdmaTransport transport, Api api, List<ReactiveTest> reactiveTests) {
+        boolean baseline, RdmaTransport transport, Api api, List<ReactiveTest> reactiveTests,
+        List<RsocketModel> rsocketModels, MessagingOptions messaging) {
 
     /** Which API a run measures. */
     enum Api {
-        VERBS, REACTIVE, ALL;
+        VERBS, REACTIVE, ALL, RSOCKET;
 
         boolean verbs() {
-            return this != REACTIVE;
+            return this == VERBS || this == ALL;
         }
 
         boolean reactive() {
-            return this != VERBS;
+            return this == REACTIVE || this == ALL;
+        }
+    }
+
+    /**
+     * The RSocket interaction models {@code --api rsocket} runs over SoftRDMA and over TCP: fire-and-forget,
+     * request-response and request-stream.
+     */
+    enum RsocketModel {
+        FF, RR, STREAM;
+
+        /** As in the rows' names, {@code rsocket-<model>-<transport>}. */
+        String wireName() {
+            return name().toLowerCase(Locale.ROOT);
         }
     }
 
@@ -101,19 +120,22 @@ record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Durat
                 "  and client run in this process on 127.0.0.1, and each test is measured over raw TCP too, the",
                 "  same way, in the same run."})
     private static final class Cli {
-        @Option(names = "--api", paramLabel = "verbs|reactive|all", description = "verbs (default): RDMA Write,"
-                + " Read, Send and atomics next to raw TCP; reactive: the reactive API (send/receive, request) next"
-                + " to RSocket 1.1.5 over TCP, and its atomics next to raw TCP, measured the same way; all: both")
+        @Option(names = "--api", paramLabel = "verbs|reactive|rsocket|all", description = "verbs (default): RDMA"
+                + " Write, Read, Send and atomics next to raw TCP; reactive: the reactive API (send/receive, request)"
+                + " next to RSocket 1.1.5 over TCP, and its atomics next to raw TCP, measured the same way; all: both;"
+                + " rsocket: one RSocket application over SoftRDMA's RSocket transport next to the same over RSocket's"
+                + " TCP transport (rows rsocket-ff|rr|stream-rdma|tcp; sizes default to 64,4K,1M)")
         String api = "verbs";
-        @Option(names = "--test", paramLabel = "write|read|send|atomic|request|all", description = "tests to run,"
-                + " comma separated (default: all); the verbs have write, read, send and atomic, the reactive API"
-                + " send, request and atomic. atomic: rows fetch-add (adds 1) and compare-swap (bandwidth: expects"
-                + " 0, swaps in 0; latency: a serial increment), ORD in flight, on one 8-octet word, run once"
-                + " whatever --size says, the word checked after each phase; raw TCP: 52-octet requests answered"
-                + " with 12 octets")
+        @Option(names = "--test", paramLabel = "write|read|send|atomic|request|ff|rr|stream|all", description =
+                "tests to run, comma separated (default: all); the verbs have write, read, send and atomic, the"
+                + " reactive API send, request and atomic, the rsocket API ff (fire-and-forget), rr"
+                + " (request-response) and stream (request-stream). atomic: rows fetch-add (adds 1) and"
+                + " compare-swap (bandwidth: expects 0, swaps in 0; latency: a serial increment), ORD in flight,"
+                + " on one 8-octet word, run once whatever --size says, the word checked after each phase; raw TCP:"
+                + " 52-octet requests answered with 12 octets")
         String test = "all";
         @Option(names = "--size", paramLabel = "N[,N...]", description = "message sizes in octets, K/M suffixes"
-                + " allowed (default: 64,4K,64K)")
+                + " allowed (default: 64,4K,64K; with --api rsocket 64,4K,1M)")
         String size;
         @Option(names = "--duration", paramLabel = "S", description = "seconds per bandwidth phase (default: 2)")
         String duration;
@@ -148,6 +170,14 @@ record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Durat
         @Option(names = "--transport", paramLabel = "epoll|nio", description = "Netty transport (default: epoll"
                 + " when available)")
         String transport;
+        @Option(names = "--inline", paramLabel = "N", description = "with --api rsocket: SoftRDMA's inline size,"
+                + " the largest Send (header included; larger frames go by RDMA Read), 1K to 256K in steps of 1K"
+                + " (default: the transport's, 4K)")
+        String inline;
+        @Option(names = "--send-window", paramLabel = "N", description = "with --api rsocket: octets of frames"
+                + " SoftRDMA's send keeps requested and not yet sent, K/M suffixes allowed (default: the"
+                + " transport's, 1M)")
+        String sendWindow;
         @Option(names = "--json", description = "one JSON object per line instead of a table")
         boolean json;
         @Option(names = "--no-progress", description = "no progress line, even on a terminal")
@@ -157,7 +187,8 @@ record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Durat
 
         PerfOptions build() {
             Api api = parseApi(this.api);
-            List<Integer> sizes = size == null ? List.of(64, 4096, 65536) : parseSizes(size);
+            List<Integer> sizes = size != null ? parseSizes(size)
+                    : api == Api.RSOCKET ? List.of(64, 4096, 1024 * 1024) : List.of(64, 4096, 65536);
             long iterations = this.iterations == null ? 0 : parsePositive(this.iterations, "--iterations");
             Duration duration = this.duration == null ? Duration.ofSeconds(2)
                     : parseSeconds(this.duration, "--duration", false);
@@ -171,12 +202,13 @@ record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Durat
             RdmaTransport transport = this.transport == null ? RdmaTransport.best() : parseTransport(this.transport);
             List<Test> tests = api.verbs() ? parseTests(test, api) : List.of();
             List<ReactiveTest> reactiveTests = api.reactive() ? parseReactiveTests(test, api) : List.of();
-            if (tests.isEmpty() && reactiveTests.isEmpty()) {
+            List<RsocketModel> rsocketModels = api == Api.RSOCKET ? parseRsocketModels(test) : List.of();
+            if (tests.isEmpty() && reactiveTests.isEmpty() && rsocketModels.isEmpty()) {
                 throw new IllegalArgumentException("--test " + test + " has nothing to run with --api "
                         + api.name().toLowerCase(Locale.ROOT) + " (verbs: write, read, send, atomic; reactive: send,"
-                        + " request, atomic)");
+                        + " request, atomic; rsocket: ff, rr, stream)");
             }
-            if (api.reactive() && (server || connect != null)) {
+            if ((api.reactive() || api == Api.RSOCKET) && (server || connect != null)) {
                 throw new IllegalArgumentException("--api " + api.name().toLowerCase(Locale.ROOT)
                         + " runs in one process only: drop --server/--connect, or use --api verbs");
             }
@@ -191,11 +223,24 @@ record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Durat
                 throw new IllegalArgumentException("--port is the server's: with --connect, give the port as"
                         + " HOST:PORT");
             }
+            MessagingOptions messaging = MessagingOptions.DEFAULTS;
+            if (inline != null || sendWindow != null) {
+                if (api != Api.RSOCKET) {
+                    throw new IllegalArgumentException("--inline and --send-window size SoftRDMA's RSocket transport:"
+                            + " add --api rsocket");
+                }
+                if (inline != null) {
+                    messaging = messaging.withInlineSize(parseInline(inline));
+                }
+                if (sendWindow != null) {
+                    messaging = messaging.withSendWindow(messaging.sendWindow(), parseSendWindow(sendWindow));
+                }
+            }
             // A separate server cannot run the raw TCP reference: there is nothing to compare in this process.
             boolean withBaseline = !noBaseline && connect == null;
             return new PerfOptions(tests, sizes, iterations, duration, warmup, rate, crc, markers, mpaRevision,
                     port == null ? 0 : port, server, connect, json, !noProgress, withBaseline, transport, api,
-                    reactiveTests);
+                    reactiveTests, rsocketModels, messaging);
         }
     }
 
@@ -204,7 +249,8 @@ record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Durat
             case "verbs" -> Api.VERBS;
             case "reactive" -> Api.REACTIVE;
             case "all" -> Api.ALL;
-            default -> throw new IllegalArgumentException("--api " + v + ": use verbs, reactive or all");
+            case "rsocket" -> Api.RSOCKET;
+            default -> throw new IllegalArgumentException("--api " + v + ": use verbs, reactive, rsocket or all");
         };
     }
 
@@ -225,8 +271,31 @@ record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Durat
                                 + " has send, request and atomic (or use --api all)");
                     }
                 }
+                case "ff", "rr", "stream" -> throw rsocketOnly(name);
                 default -> throw new IllegalArgumentException("--test " + name
                         + ": choose from write, read, send, atomic, request or all");
+            }
+        }
+        return out;
+    }
+
+    private static IllegalArgumentException rsocketOnly(String test) {
+        return new IllegalArgumentException("--test " + test + " is an RSocket interaction model: use --api rsocket");
+    }
+
+    private static List<RsocketModel> parseRsocketModels(String v) {
+        if (v.equals("all")) {
+            return List.of(RsocketModel.values());
+        }
+        List<RsocketModel> out = new ArrayList<>();
+        for (String t : v.split(",")) {
+            String name = t.trim();
+            switch (name) {
+                case "ff" -> add(out, RsocketModel.FF);
+                case "rr" -> add(out, RsocketModel.RR);
+                case "stream" -> add(out, RsocketModel.STREAM);
+                default -> throw new IllegalArgumentException("--test " + name + ": --api rsocket has ff"
+                        + " (fire-and-forget), rr (request-response), stream (request-stream) or all");
             }
         }
         return out;
@@ -271,6 +340,7 @@ record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Durat
                                 + " (or --api all)");
                     }
                 }
+                case "ff", "rr", "stream" -> throw rsocketOnly(name);
                 default -> throw new IllegalArgumentException("--test " + t
                         + ": choose from write, read, send, atomic, request or all");
             }
@@ -302,6 +372,40 @@ record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Durat
             out.add((int) n);
         }
         return out;
+    }
+
+    private static int parseInline(String v) {
+        long n = parseOctets(v, "--inline");
+        if (n < 1024 || n > 256 * 1024 || n % 1024 != 0) {
+            throw new IllegalArgumentException("--inline " + v + " must be 1K to 256K in steps of 1K (RFC 8797)");
+        }
+        return (int) n;
+    }
+
+    private static long parseSendWindow(String v) {
+        long n = parseOctets(v, "--send-window");
+        if (n < 1) {
+            throw new IllegalArgumentException("--send-window " + v + " must be at least 1 octet");
+        }
+        return n;
+    }
+
+    /** Octets, with a K or M suffix allowed. */
+    private static long parseOctets(String v, String option) {
+        String t = v.trim().toUpperCase(Locale.ROOT);
+        long mult = 1;
+        if (t.endsWith("K")) {
+            mult = 1024;
+            t = t.substring(0, t.length() - 1);
+        } else if (t.endsWith("M")) {
+            mult = 1024 * 1024;
+            t = t.substring(0, t.length() - 1);
+        }
+        try {
+            return Math.multiplyExact(Long.parseLong(t), mult);
+        } catch (NumberFormatException | ArithmeticException e) {
+            throw new IllegalArgumentException(option + " " + v + " is not a number of octets (examples: 8K, 32M)");
+        }
     }
 
     private static long parsePositive(String v, String option) {

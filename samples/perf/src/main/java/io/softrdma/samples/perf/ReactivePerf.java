@@ -3,8 +3,6 @@ package io.softrdma.samples.perf;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.EventLoop;
-import io.netty.util.ReferenceCountUtil;
-import io.rsocket.Payload;
 import io.rsocket.RSocket;
 import io.rsocket.SocketAcceptor;
 import io.rsocket.core.RSocketConnector;
@@ -26,12 +24,10 @@ import io.softrdma.verbs.RemoteMemory;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntFunction;
 import org.reactivestreams.Publisher;
 import org.reactivestreams.Subscription;
-import reactor.core.CoreSubscriber;
 import reactor.core.publisher.BaseSubscriber;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -49,7 +45,7 @@ import reactor.netty.tcp.TcpServer;
  *       {@code receive()} subscriber asks for {@link #RECEIVE_BATCH} at a time (its demand is the credits
  *       granted); the phase ends when the receiver has counted the last one;
  *   <li>{@link #rsocketFireAndForget}: RSocket fire-and-forget to a server that counts them; RSocket has
- *       no flow control for it, so the harness keeps at most {@link #FNF_WINDOW} messages uncounted
+ *       no flow control for it, so the harness keeps at most {@link RsocketLoad#FNF_WINDOW} messages uncounted
  *       (a generous window; the reactive send has {@link #RECEIVE_DEPTH} credits at most);
  *   <li>{@link #rsocketStream}: RSocket request-stream, the server streaming {@code size}-octet payloads
  *       to a client asking for {@link #RECEIVE_BATCH} at a time — the counterpart of {@code receive()};
@@ -75,11 +71,8 @@ final class ReactivePerf implements AutoCloseable {
     /** The receiver asks for this many more each time it has consumed as many. */
     static final int RECEIVE_BATCH = 64;
     /** Requests outstanding in a request bandwidth phase, as in the verbs tests. */
-    static final int WINDOW = RdmaPerfClient.WINDOW;
-    /** Fire-and-forget messages at most sent and not yet counted by the RSocket server. */
-    static final int FNF_WINDOW = 8192;
+    static final int WINDOW = RsocketLoad.WINDOW;
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
-    private static final Object TOKEN = Boolean.TRUE;
 
     private final ByteBuf payload;
     private final LoopResources rxServerLoops = LoopResources.create(RX_SERVER_THREADS, 1, 1, true);
@@ -91,9 +84,8 @@ final class ReactivePerf implements AutoCloseable {
     private final RdmaSession serverSession;
     private final CloseableChannel rsocketServer;
     private final RSocket rsocket;
-    private final EventLoop rsocketClientLoop;
-    /** Where the RSocket server counts fire-and-forget messages in the current phase. */
-    private volatile Arrivals fireAndForgetArrivals = new Arrivals();
+    /** The RSocket application's requester side (the same code the {@code --api rsocket} rows run). */
+    private final RsocketLoad rsocketLoad;
 
     /** @param port the SoftRDMA server's port, 0 for any free one (a fixed one lets a capture find it) */
     ReactivePerf(ByteBuf payload, boolean crc, boolean markers, int port) throws Exception {
@@ -116,35 +108,16 @@ final class ReactivePerf implements AutoCloseable {
         // Request/response: the server answers each request with as many octets as it asked with.
         serverSession.respond(request -> Mono.just(message(request.readableBytes())), WINDOW);
 
-        rsocketServer = RSocketServer.create(SocketAcceptor.with(new RSocket() {
-            @Override
-            public Mono<Void> fireAndForget(Payload p) {
-                p.release();
-                fireAndForgetArrivals.arrived();
-                return Mono.empty();
-            }
-
-            @Override
-            public Mono<Payload> requestResponse(Payload p) {
-                int n = p.data().readableBytes();
-                p.release();
-                return Mono.just(ByteBufPayload.create(message(n)));
-            }
-
-            @Override
-            public Flux<Payload> requestStream(Payload p) {
-                int n = p.data().getInt(p.data().readerIndex());
-                p.release();
-                return Flux.generate(sink -> sink.next(ByteBufPayload.create(message(n))));
-            }
-        })).payloadDecoder(PayloadDecoder.ZERO_COPY)
+        PerfResponder responder = new PerfResponder(this::message);
+        rsocketServer = RSocketServer.create(SocketAcceptor.with(responder)).payloadDecoder(PayloadDecoder.ZERO_COPY)
                 .bind(TcpServerTransport.create(TcpServer.create().host("127.0.0.1").port(0).runOn(rsServerLoops)))
                 .block(TIMEOUT);
         rsocket = RSocketConnector.create().payloadDecoder(PayloadDecoder.ZERO_COPY)
                 .connect(TcpClientTransport.create(TcpClient.create()
                         .remoteAddress(() -> rsocketServer.address()).runOn(rsClientLoops)))
                 .block(TIMEOUT);
-        rsocketClientLoop = (EventLoop) rsClientLoops.onClient(true).next();
+        rsocketLoad = new RsocketLoad(rsocket, (EventLoop) rsClientLoops.onClient(true).next(), responder,
+                this::message, size -> RsocketLoad.Windows.FIXED);
     }
 
     // ---- one-way streams ----
@@ -159,12 +132,12 @@ final class ReactivePerf implements AutoCloseable {
             long sent = 0;
             if (!warmup.isEmpty()) {
                 sent += rxSendPhase(size, warmup, null);
-                arrivals.await(sent).get(timeoutSeconds(warmup), TimeUnit.SECONDS);
+                arrivals.await(sent).get(warmup.timeoutSeconds(), TimeUnit.SECONDS);
             }
             measuring.run();
             long start = System.nanoTime();
             long n = rxSendPhase(size, budget, progress);
-            arrivals.await(sent + n).get(timeoutSeconds(budget), TimeUnit.SECONDS);
+            arrivals.await(sent + n).get(budget.timeoutSeconds(), TimeUnit.SECONDS);
             return new Measured(n, System.nanoTime() - start);
         } finally {
             receiver.dispose();
@@ -185,7 +158,7 @@ final class ReactivePerf implements AutoCloseable {
             }
             sink.next(message(size));
         });
-        client.send(messages).block(Duration.ofSeconds(timeoutSeconds(budget)));
+        client.send(messages).block(Duration.ofSeconds(budget.timeoutSeconds()));
         return count[0]; // block() orders the generator's writes before this read
     }
 
@@ -217,132 +190,13 @@ final class ReactivePerf implements AutoCloseable {
     /** RSocket fire-and-forget to a counting server: warm-up, then the measured phase. */
     Measured rsocketFireAndForget(int size, Budget warmup, Budget budget, AtomicLong progress, Runnable measuring)
             throws Exception {
-        Arrivals arrivals = new Arrivals();
-        fireAndForgetArrivals = arrivals;
-        long sent = 0;
-        if (!warmup.isEmpty()) {
-            sent += new FireAndForgetPump(arrivals, size, warmup, sent, null).run(warmup);
-            arrivals.await(sent).get(timeoutSeconds(warmup), TimeUnit.SECONDS);
-        }
-        measuring.run();
-        long start = System.nanoTime();
-        long n = new FireAndForgetPump(arrivals, size, budget, sent, progress).run(budget);
-        arrivals.await(sent + n).get(timeoutSeconds(budget), TimeUnit.SECONDS);
-        return new Measured(n, System.nanoTime() - start);
-    }
-
-    /**
-     * Fires messages from the RSocket client's event loop, in batches so that the loop does its I/O in
-     * between, pausing while {@link #FNF_WINDOW} are uncounted; the server's count resumes it.
-     */
-    private final class FireAndForgetPump implements Runnable {
-        private final Arrivals arrivals;
-        private final int size;
-        private final Budget budget;
-        private final long base;
-        private final AtomicLong progress;
-        private final CompletableFuture<Long> done = new CompletableFuture<>();
-        private final AtomicBoolean parked = new AtomicBoolean();
-        private volatile long resumeAt;
-        private long deadline;
-        private long sent;
-
-        FireAndForgetPump(Arrivals arrivals, int size, Budget budget, long base, AtomicLong progress) {
-            this.arrivals = arrivals;
-            this.size = size;
-            this.budget = budget;
-            this.base = base;
-            this.progress = progress;
-        }
-
-        long run(Budget b) throws Exception {
-            deadline = b.deadline(System.nanoTime());
-            arrivals.pump = this;
-            rsocketClientLoop.execute(this);
-            try {
-                return done.get(timeoutSeconds(b), TimeUnit.SECONDS);
-            } finally {
-                arrivals.pump = null;
-            }
-        }
-
-        @Override
-        public void run() {
-            for (int i = 0; i < 256; i++) {
-                if (budget.timed() ? System.nanoTime() - deadline >= 0 : sent >= budget.iterations()) {
-                    done.complete(sent);
-                    return;
-                }
-                if (base + sent - arrivals.count() >= FNF_WINDOW) {
-                    resumeAt = base + sent - FNF_WINDOW / 2;
-                    parked.set(true);
-                    if (arrivals.count() >= resumeAt && parked.compareAndSet(true, false)) {
-                        continue; // counted meanwhile
-                    }
-                    return; // the server's count resumes the pump
-                }
-                rsocket.fireAndForget(ByteBufPayload.create(message(size))).subscribe(IGNORE);
-                sent++;
-                if (progress != null) {
-                    progress.lazySet(sent);
-                }
-            }
-            rsocketClientLoop.execute(this);
-        }
-
-        void counted(long count) {
-            if (parked.get() && count >= resumeAt && parked.compareAndSet(true, false)) {
-                rsocketClientLoop.execute(this);
-            }
-        }
+        return rsocketLoad.fireAndForget(size, warmup, budget, progress, measuring);
     }
 
     /** RSocket request-stream with the client asking for {@link #RECEIVE_BATCH} at a time. */
     Measured rsocketStream(int size, Budget warmup, Budget budget, AtomicLong progress, Runnable measuring)
             throws Exception {
-        if (!warmup.isEmpty()) {
-            streamPhase(size, warmup, null);
-        }
-        measuring.run();
-        return streamPhase(size, budget, progress);
-    }
-
-    private Measured streamPhase(int size, Budget budget, AtomicLong progress) throws Exception {
-        CompletableFuture<Measured> done = new CompletableFuture<>();
-        long start = System.nanoTime();
-        long deadline = budget.deadline(start);
-        ByteBuf request = PooledByteBufAllocator.DEFAULT.buffer(4).writeInt(size);
-        rsocket.requestStream(ByteBufPayload.create(request)).subscribe(new BaseSubscriber<Payload>() {
-            private long count;
-            private int consumed;
-
-            @Override
-            protected void hookOnSubscribe(Subscription s) {
-                s.request(RECEIVE_DEPTH);
-            }
-
-            @Override
-            protected void hookOnNext(Payload p) {
-                p.release();
-                long c = ++count;
-                if (progress != null) {
-                    progress.lazySet(c);
-                }
-                if (budget.timed() ? System.nanoTime() - deadline >= 0 : c >= budget.iterations()) {
-                    cancel();
-                    done.complete(new Measured(c, System.nanoTime() - start));
-                } else if (++consumed == RECEIVE_BATCH) {
-                    consumed = 0;
-                    request(RECEIVE_BATCH);
-                }
-            }
-
-            @Override
-            protected void hookOnError(Throwable t) {
-                done.completeExceptionally(t);
-            }
-        });
-        return done.get(timeoutSeconds(budget), TimeUnit.SECONDS);
+        return rsocketLoad.stream(size, warmup, budget, progress, measuring);
     }
 
     // ---- request/response ----
@@ -351,98 +205,24 @@ final class ReactivePerf implements AutoCloseable {
     Measured rxRequest(int size, Budget warmup, Budget budget, AtomicLong progress, Runnable measuring)
             throws Exception {
         // The response is valid in onNext only: it is read there, inside flatMap (which may queue what it emits).
-        return requests(n -> client.request(message(n)).map(ByteBuf::readableBytes), size, warmup, budget, progress,
-                measuring);
+        return RequestLoop.requests(n -> client.request(message(n)).map(ByteBuf::readableBytes), size, WINDOW, warmup,
+                budget, progress, measuring);
     }
 
     /** RSocket request-response, {@link #WINDOW} outstanding: warm-up, then the measured phase. */
     Measured rsocketRequestResponse(int size, Budget warmup, Budget budget, AtomicLong progress,
             Runnable measuring) throws Exception {
-        return requests(n -> rsocket.requestResponse(ByteBufPayload.create(message(n))), size,
-                warmup, budget, progress, measuring);
+        return rsocketLoad.requestResponse(size, warmup, budget, progress, measuring);
     }
 
     /** Round trips of one request at a time, reactive; fills {@code rtts} (sorted). */
     void rxLatency(int size, int warmup, long[] rtts) throws Exception {
-        roundTrips(n -> client.request(message(n)).map(ByteBuf::readableBytes), size, warmup, rtts);
+        RequestLoop.roundTrips(n -> client.request(message(n)).map(ByteBuf::readableBytes), size, warmup, rtts);
     }
 
     /** Round trips of one request at a time, RSocket; fills {@code rtts} (sorted). */
     void rsocketLatency(int size, int warmup, long[] rtts) throws Exception {
-        roundTrips(n -> rsocket.requestResponse(ByteBufPayload.create(message(n))), size, warmup,
-                rtts);
-    }
-
-    private <T> Measured requests(IntFunction<Publisher<T>> call, int size, Budget warmup,
-            Budget budget, AtomicLong progress, Runnable measuring) throws Exception {
-        if (!warmup.isEmpty()) {
-            requestPhase(call, size, warmup, WINDOW, null, null);
-        }
-        measuring.run();
-        long start = System.nanoTime();
-        long n = requestPhase(call, size, budget, WINDOW, progress, null);
-        return new Measured(n, System.nanoTime() - start);
-    }
-
-    private <T> void roundTrips(IntFunction<Publisher<T>> call, int size, int warmup,
-            long[] rtts) throws Exception {
-        requestPhase(call, size, Budget.of(warmup), 1, null, null);
-        requestPhase(call, size, Budget.of(rtts.length), 1, null, rtts);
-        java.util.Arrays.sort(rtts);
-    }
-
-    /**
-     * Requests until the budget is spent, {@code window} outstanding; returns how many were answered (and
-     * releases what they answered, when reference-counted). With {@code rtts} (and a window of one), records
-     * each round trip.
-     */
-    private <T> long requestPhase(IntFunction<Publisher<T>> call, int size, Budget budget,
-            int window, AtomicLong progress, long[] rtts) throws Exception {
-        long deadline = budget.deadline(System.nanoTime());
-        long[] issued = new long[1];
-        AtomicLong startedAt = new AtomicLong();
-        CompletableFuture<Long> done = new CompletableFuture<>();
-        Flux.generate(sink -> {
-            if (budget.timed() ? System.nanoTime() - deadline >= 0 : issued[0] >= budget.iterations()) {
-                sink.complete();
-                return;
-            }
-            issued[0]++;
-            if (rtts != null) {
-                startedAt.lazySet(System.nanoTime());
-            }
-            sink.next(TOKEN);
-        }).flatMap(t -> call.apply(size), window, 1).subscribe(new BaseSubscriber<T>() {
-            private long answered;
-
-            @Override
-            protected void hookOnSubscribe(Subscription s) {
-                s.request(Long.MAX_VALUE);
-            }
-
-            @Override
-            protected void hookOnNext(T response) {
-                if (rtts != null) {
-                    rtts[(int) answered] = System.nanoTime() - startedAt.get();
-                }
-                ReferenceCountUtil.release(response);
-                answered++;
-                if (progress != null) {
-                    progress.lazySet(answered);
-                }
-            }
-
-            @Override
-            protected void hookOnComplete() {
-                done.complete(answered);
-            }
-
-            @Override
-            protected void hookOnError(Throwable t) {
-                done.completeExceptionally(t);
-            }
-        });
-        return done.get(timeoutSeconds(budget), TimeUnit.SECONDS);
+        rsocketLoad.requestResponseLatency(size, warmup, rtts);
     }
 
     // ---- RFC 7306 atomics ----
@@ -463,10 +243,10 @@ final class ReactivePerf implements AutoCloseable {
                     ? n -> client.fetchAdd(word, 1).doOnNext(sum::addAndGet)
                     : n -> client.compareAndSwap(word, 0, 0).doOnNext(v -> expectValue(op, v, 0));
             int window = Math.min(WINDOW, client.ord());
-            long warmed = warmup.isEmpty() ? 0 : requestPhase(call, 0, warmup, window, null, null);
+            long warmed = warmup.isEmpty() ? 0 : RequestLoop.requestPhase(call, 0, warmup, window, null, null);
             measuring.run();
             long start = System.nanoTime();
-            long n = requestPhase(call, 0, budget, window, progress, null);
+            long n = RequestLoop.requestPhase(call, 0, budget, window, progress, null);
             Measured measured = new Measured(n, System.nanoTime() - start);
             long total = warmed + n;
             if (op == Test.FETCH_ADD) {
@@ -498,8 +278,8 @@ final class ReactivePerf implements AutoCloseable {
                         expectValue(op, v, expect[0]);
                         expect[0] = v + 1;
                     });
-            requestPhase(call, 0, Budget.of(warmup), 1, null, null);
-            requestPhase(call, 0, Budget.of(rtts.length), 1, null, rtts);
+            RequestLoop.requestPhase(call, 0, Budget.of(warmup), 1, null, null);
+            RequestLoop.requestPhase(call, 0, Budget.of(rtts.length), 1, null, rtts);
             java.util.Arrays.sort(rtts);
             long total = warmup + rtts.length;
             String row = "rx-" + op.wireName();
@@ -541,66 +321,6 @@ final class ReactivePerf implements AutoCloseable {
      */
     private ByteBuf message(int size) {
         return PooledByteBufAllocator.DEFAULT.directBuffer(size).writeBytes(payload, 0, size);
-    }
-
-    /**
-     * Messages counted by a receiver; {@link #await} completes once a count is reached, and a parked
-     * fire-and-forget pump is resumed as the count grows.
-     */
-    private static final class Arrivals {
-        private final AtomicLong count = new AtomicLong();
-        private volatile CompletableFuture<Void> reached = new CompletableFuture<>();
-        private volatile long target = Long.MAX_VALUE;
-        volatile FireAndForgetPump pump;
-
-        void arrived() {
-            long c = count.incrementAndGet();
-            FireAndForgetPump p = pump;
-            if (p != null) {
-                p.counted(c);
-            }
-            if (c >= target) {
-                reached.complete(null);
-            }
-        }
-
-        long count() {
-            return count.get();
-        }
-
-        CompletableFuture<Void> await(long n) {
-            CompletableFuture<Void> f = new CompletableFuture<>();
-            reached = f;
-            target = n;
-            if (count.get() >= n) {
-                f.complete(null);
-            }
-            return f;
-        }
-    }
-
-    /** A stateless subscriber for fire-and-forget Monos: no subscriber object per message. */
-    private static final CoreSubscriber<Void> IGNORE = new CoreSubscriber<>() {
-        @Override
-        public void onSubscribe(Subscription s) {
-            s.request(Long.MAX_VALUE);
-        }
-
-        @Override
-        public void onNext(Void v) {
-        }
-
-        @Override
-        public void onError(Throwable t) {
-        }
-
-        @Override
-        public void onComplete() {
-        }
-    };
-
-    private static long timeoutSeconds(Budget budget) {
-        return 60 + budget.duration().toSeconds() + budget.iterations() / 1000;
     }
 
     @Override

@@ -71,7 +71,7 @@ final class ResultPrinter {
         for (PerfResult r : results) {
             String bw = "";
             String lat = "";
-            if (!r.test().startsWith("tcp-")) {
+            if (!r.test().startsWith("tcp-") && !(isTwin(r.test()) && r.test().endsWith("-tcp"))) {
                 PerfResult tcp = find(results, tcpCounterpart(r.test()), r.size());
                 if (tcp != null) {
                     bw = String.format(Locale.ROOT, "%.0f%%", 100 * r.mibPerSecond() / tcp.mibPerSecond());
@@ -110,6 +110,19 @@ final class ResultPrinter {
                 }
             }
         }
+        if (results.stream().anyMatch(r -> isTwin(r.test()))) {
+            out.println();
+            out.println("rsocket-<model>-rdma|tcp: one RSocket application over SoftRDMA's RSocket transport and over"
+                    + " RSocket's TCP transport;");
+            out.println("  bw/TCP, lat/TCP: the SoftRDMA row's MiB/s and p50 over its TCP twin's. p50/p99: rr one"
+                    + " request-response at a time,");
+            out.println("  stream one payload at a time (REQUEST_N of 1 to its arrival), ff one fire-and-forget at a"
+                    + " time (the call to the");
+            out.println("  responder's handler: one way). In flight: 128 requests, 8192 fire-and-forgets, stream"
+                    + " demand 256 then 64,");
+            out.printf(Locale.ROOT, "  each capped to %d MiB of payload (at 1 MiB: 32, 32, 32 then 8)%n",
+                    RsocketLoad.Windows.IN_FLIGHT_BYTES >> 20);
+        }
         if (reactive) {
             out.println();
             out.println("rx/verbs, rx/RSocket: messages per second of the reactive row (rx-send, rx-request,"
@@ -136,7 +149,12 @@ final class ResultPrinter {
         {"rx-compare-swap", "tcp-compare-swap"}};
 
     private static boolean isReactive(String test) {
-        return test.startsWith("rx-") || test.startsWith("rsocket-");
+        return test.startsWith("rx-") || test.startsWith("rsocket-") && !isTwin(test);
+    }
+
+    /** A row of {@code --api rsocket}: {@code rsocket-<model>-rdma} or its twin {@code rsocket-<model>-tcp}. */
+    private static boolean isTwin(String test) {
+        return test.startsWith("rsocket-") && (test.endsWith("-rdma") || test.endsWith("-tcp"));
     }
 
     /** An atomic row: SoftRDMA verbs, reactive or raw TCP. */
@@ -146,6 +164,9 @@ final class ResultPrinter {
 
     /** The raw TCP row a row is compared with: the reactive atomics share the verbs rows' reference. */
     private static String tcpCounterpart(String test) {
+        if (isTwin(test)) {
+            return test.substring(0, test.length() - "rdma".length()) + "tcp";
+        }
         return "tcp-" + (isAtomic(test) && test.startsWith("rx-") ? test.substring("rx-".length()) : test);
     }
 
@@ -165,6 +186,26 @@ final class ResultPrinter {
                     ratios.addObject().put("test", pair[0]).put("vs", pair[1]).put("size", rx.size())
                             .put("msgsPerSecRatio", decimal(rx.messagesPerSecond() / ref.messagesPerSecond(), 3));
                 }
+            }
+        }
+        out.println(JSON.writeValueAsString(line));
+        out.flush();
+    }
+
+    /**
+     * One JSON line with each {@code --api rsocket} row over SoftRDMA next to its TCP twin: messages (and MiB) per
+     * second over the twin's, and p50 latency over the twin's.
+     */
+    static void printRsocketRatiosJson(PrintStream out, List<PerfResult> results) {
+        ObjectNode line = JSON.createObjectNode();
+        ArrayNode ratios = line.putArray("ratios");
+        for (PerfResult rdma : results) {
+            PerfResult tcp = isTwin(rdma.test()) && rdma.test().endsWith("-rdma")
+                    ? find(results, tcpCounterpart(rdma.test()), rdma.size()) : null;
+            if (tcp != null) {
+                ratios.addObject().put("test", rdma.test()).put("vs", tcp.test()).put("size", rdma.size())
+                        .put("msgsPerSecRatio", decimal(rdma.messagesPerSecond() / tcp.messagesPerSecond(), 3))
+                        .put("p50Ratio", decimal(rdma.p50Micros() / tcp.p50Micros(), 3));
             }
         }
         out.println(JSON.writeValueAsString(line));

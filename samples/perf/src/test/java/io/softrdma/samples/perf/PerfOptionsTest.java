@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.softrdma.samples.perf.PerfOptions.ReactiveTest;
+import io.softrdma.reactive.MessagingOptions;
 import io.softrdma.samples.perf.PerfProtocol.Test;
 import java.time.Duration;
 import java.util.List;
@@ -46,6 +47,31 @@ class PerfOptionsTest {
 
         PerfOptions verbs = PerfOptions.parse(new String[] {"--api", "verbs", "--test", "send"});
         assertThat(verbs.reactiveTests()).isEmpty();
+    }
+
+    @org.junit.jupiter.api.Test
+    void theRsocketApiHasFireAndForgetRequestResponseAndStreamUpToOneMib() {
+        PerfOptions all = PerfOptions.parse(new String[] {"--api", "rsocket"});
+        assertThat(all.api()).isEqualTo(PerfOptions.Api.RSOCKET);
+        assertThat(all.rsocketModels()).containsExactly(PerfOptions.RsocketModel.FF, PerfOptions.RsocketModel.RR,
+                PerfOptions.RsocketModel.STREAM);
+        assertThat(all.sizes()).as("the issue's sizes").containsExactly(64, 4096, 1 << 20);
+        assertThat(all.tests()).isEmpty();
+        assertThat(all.reactiveTests()).isEmpty();
+        assertThat(all.baseline()).as("the TCP twin").isTrue();
+        PerfOptions some = PerfOptions.parse(new String[] {"--api", "rsocket", "--test", "stream,rr", "--size", "4K",
+            "--no-baseline"});
+        assertThat(some.rsocketModels()).containsExactly(PerfOptions.RsocketModel.STREAM, PerfOptions.RsocketModel.RR);
+        assertThat(some.sizes()).containsExactly(4096);
+        assertThat(some.baseline()).isFalse();
+        assertThat(PerfOptions.parse(new String[] {"--api", "all"}).rsocketModels())
+                .as("all stays the verbs and the reactive API, as other runs compare it").isEmpty();
+        assertThat(all.messaging()).as("the transport's own").isEqualTo(MessagingOptions.DEFAULTS);
+        PerfOptions tuned = PerfOptions.parse(new String[] {"--api", "rsocket", "--inline", "8K", "--send-window",
+            "32M"});
+        assertThat(tuned.messaging().inlineSize()).isEqualTo(8192);
+        assertThat(tuned.messaging().sendWindowBytes()).isEqualTo(32L << 20);
+        assertThat(tuned.messaging().sendWindow()).isEqualTo(MessagingOptions.DEFAULTS.sendWindow());
     }
 
     @org.junit.jupiter.api.Test
@@ -121,7 +147,16 @@ class PerfOptionsTest {
                 List.of("--connect", "h:2", "--port", "3"),
                 List.of("--transport", "kqueue"),
                 List.of("--size"),
-                List.of("--api", "rsocket"),
+                List.of("--api", "rsockets"),
+                List.of("--api", "rsocket", "--test", "send"),
+                List.of("--api", "rsocket", "--connect", "h:2"),
+                List.of("--api", "reactive", "--test", "ff"),
+                List.of("--test", "stream"),
+                List.of("--inline", "8K"),
+                List.of("--api", "rsocket", "--inline", "1000"),
+                List.of("--api", "rsocket", "--inline", "512K"),
+                List.of("--api", "rsocket", "--send-window", "0"),
+                List.of("--api", "rsocket", "--send-window", "lots"),
                 List.of("--api"),
                 List.of("--test", "request"),
                 List.of("--api", "reactive", "--test", "write"),
@@ -162,16 +197,18 @@ class PerfOptionsTest {
     @org.junit.jupiter.api.Test
     void helpListsEveryOptionWithItsDescription() {
         assertThat(PerfOptions.USAGE).startsWith("usage: java -jar perf.jar [options]\n  Measures RDMA Write");
-        for (String line : List.of("--api verbs|reactive|all   verbs (default)",
-                "--test write|read|send|atomic|request|all\n", "tests to run, comma separated (default: all)",
-                "--size N[,N...]            message sizes in octets", "--duration S               seconds per",
-                "--iterations N             operations per", "--warmup S                 seconds each test",
-                "--rate MIBPS               at most", "--crc on|off               MPA CRC32c (default: on)",
-                "--markers on|off           MPA Markers", "--mpa-rev 1|2              MPA revision",
-                "--port P                   the SoftRDMA server's port", "--server                   run only",
-                "--connect HOST:PORT        run only the client", "--no-baseline              skip",
-                "--transport epoll|nio      Netty transport", "--json                     one JSON object",
-                "--no-progress              no progress line", "--help                     this text")) {
+        for (String line : List.of("--api verbs|reactive|rsocket|all\n", "verbs (default)",
+                "--test write|read|send|atomic|request|ff|rr|stream|all\n",
+                "tests to run, comma separated (default: all)",
+                "--size N[,N...]         message sizes in octets", "--duration S            seconds per",
+                "--iterations N          operations per", "--warmup S              seconds each test",
+                "--rate MIBPS            at most", "--crc on|off            MPA CRC32c (default: on)",
+                "--markers on|off        MPA Markers", "--mpa-rev 1|2           MPA revision",
+                "--port P                the SoftRDMA server's port", "--server                run only",
+                "--connect HOST:PORT     run only the client", "--no-baseline           skip",
+                "--transport epoll|nio   Netty transport", "--inline N              with --api rsocket",
+                "--send-window N         with --api rsocket", "--json                  one JSON object",
+                "--no-progress           no progress line", "--help                  this text")) {
             assertThat(PerfOptions.USAGE).contains(line);
         }
     }
