@@ -59,14 +59,15 @@ class ApiEdgesTest {
     };
 
     @Test
-    void thePackageExposesOnlyTheTransportsAndTheStartedServer() {
+    void thePackageExposesOnlyTheTransportsTheStartedServerAndThePeer() {
         Set<String> exposed = new TreeSet<>();
         for (JavaClass c : CLASSES) {
             if (c.getPackageName().equals(PACKAGE) && c.getModifiers().contains(JavaModifier.PUBLIC)) {
                 exposed.add(c.getName().substring(PACKAGE.length() + 1));
             }
         }
-        assertThat(exposed).containsExactly("CloseableRdmaServer", "RdmaClientTransport", "RdmaServerTransport");
+        assertThat(exposed).containsExactly("CloseableRdmaServer", "RdmaClientTransport", "RdmaPeer",
+                "RdmaServerTransport");
     }
 
     @Test
