@@ -25,7 +25,7 @@ final class RdmaResumableTransportTest implements TransportTest {
 
     @Override
     public Duration getTimeout() {
-        return Duration.ofSeconds(90);
+        return Duration.ofMinutes(3); // as rsocket-transport-netty's TcpResumableTransportTest
     }
 
     @Override

@@ -26,7 +26,7 @@ final class RdmaTransportTest implements TransportTest {
 
     @Override
     public Duration getTimeout() {
-        return Duration.ofSeconds(60);
+        return Duration.ofMinutes(2); // as rsocket-transport-netty's TcpTransportTest
     }
 
     @Override
