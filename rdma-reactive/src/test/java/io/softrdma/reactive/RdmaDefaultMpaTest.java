@@ -1,6 +1,7 @@
 package io.softrdma.reactive;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -97,7 +98,9 @@ class RdmaDefaultMpaTest {
                 clientRegion.complete(region.remote());
                 sent.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
                 written.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
-                assertThat(region.buffer().toString(0, WRITTEN.length(), StandardCharsets.UTF_8)).isEqualTo(WRITTEN);
+                // The server's Write completes once handed to TCP (RFC 5040 §5.5 rule 14), not once placed here.
+                await().atMost(TIMEOUT).untilAsserted(() -> assertThat(region.buffer().toString(0, WRITTEN.length(),
+                        StandardCharsets.UTF_8)).isEqualTo(WRITTEN));
                 String received = client.receive().next().map(RdmaDefaultMpaTest::text).block(TIMEOUT);
                 assertThat(received).isEqualTo(GREETING);
                 RdmaSession serverSession = accepted.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
