@@ -197,6 +197,9 @@ public final class RdmaClient {
                         NettyPipeline.ReactiveBridge));
             }).doOnConnected(RdmaServer::readContinuously).connect().flatMap(connection -> {
                 CompletableFuture<RdmaConnection> established = connection.channel().attr(ESTABLISHED).get();
+                // A cancel that comes after the session went out (RSocket's resumption cancels its connect chain
+                // from inside the delivery) must not close it: the session is its subscriber's by then.
+                java.util.concurrent.atomic.AtomicBoolean delivered = new java.util.concurrent.atomic.AtomicBoolean();
                 // The resources stay the channel's until the session takes them: whatever else ends the startup
                 // (a failure, a cancel such as a timeout) closes the channel, and its close listener releases them.
                 return Mono.fromFuture(established)
@@ -213,7 +216,12 @@ public final class RdmaClient {
                                     : RdmaMetricsRecorder.StartupFailure.FAILED);
                             connection.dispose();
                         })
-                        .doOnCancel(connection::dispose);
+                        .doOnNext(s -> delivered.set(true))
+                        .doOnCancel(() -> {
+                            if (!delivered.get()) {
+                                connection.dispose();
+                            }
+                        });
             });
         });
     }

@@ -218,4 +218,30 @@ class RdmaSessionTest {
             assertThat(te.code().errorCode()).isZero();
         }).verify(TIMEOUT);
     }
+
+    /**
+     * A cancel that reaches connect() after it emitted the session (Reactor passes a late cancel up, as RSocket's
+     * resumption does from inside the delivery) leaves the session open: it is its subscriber's by then.
+     */
+    @Test
+    void aCancelAfterTheSessionWentOutDoesNotCloseIt() {
+        java.util.concurrent.atomic.AtomicReference<RdmaSession> held = new java.util.concurrent.atomic.AtomicReference<>();
+        reactor.core.Disposable subscription = RdmaClient.create().host("127.0.0.1").port(server.port()).connect()
+                .flatMap(s -> {
+                    held.set(s);
+                    return Mono.never();
+                }).subscribe();
+        org.awaitility.Awaitility.await().atMost(TIMEOUT).until(() -> held.get() != null);
+        subscription.dispose();
+        RdmaSession late = held.get();
+        try {
+            LocalRegion region = serverSession.allocate(16, Access.LOCAL_WRITE, Access.REMOTE_WRITE);
+            StepVerifier.create(late.write(region.remote(), ascii("still open"))).expectComplete().verify(TIMEOUT);
+            region.dispose();
+            assertThat(late.isDisposed()).isFalse();
+        } finally {
+            late.dispose();
+            late.onDispose().block(TIMEOUT);
+        }
+    }
 }
