@@ -561,6 +561,9 @@ public final class RdmaSession implements Disposable {
             return;
         }
         drainCompletions();
+        if (cause == null) {
+            cause = engine.failure(); // the engine closed the queue pair gracefully because the peer broke the protocol
+        }
         Throwable failure = cause != null ? cause : new CancellationException("the RDMA session was closed");
         engine.end(failure);
         operations.failAll(failure);

@@ -309,4 +309,31 @@ class MessagingTest {
         StepVerifier.create(client.request(ascii("fine")).map(MessagingTest::text)).expectNext("fine")
                 .expectComplete().verify(TIMEOUT);
     }
+
+    /**
+     * A peer that breaks the messaging protocol (a LARGE announcement beyond this side's largest message) ends the
+     * session, and the session says why: the queue pair's close is graceful, but the session was lost.
+     */
+    @Test
+    void aPeerThatBreaksTheProtocolEndsTheSessionWithTheReason() {
+        java.util.concurrent.CompletableFuture<RdmaSession> accepted = new java.util.concurrent.CompletableFuture<>();
+        DisposableRdmaServer small = RdmaServer.create().host("127.0.0.1").port(0)
+                .messaging(MessagingOptions.DEFAULTS.withMaxMessageSize(1024 * 1024))
+                .handle(s -> {
+                    accepted.complete(s);
+                    return s.onDispose();
+                }).bindNow();
+        try {
+            RdmaSession sender = RdmaClient.create().host("127.0.0.1").port(small.port()).connect().block(TIMEOUT);
+            int n = 2 * 1024 * 1024;
+            sender.send(Mono.fromSupplier(() -> Unpooled.directBuffer(n).writeZero(n))).subscribe(v -> { }, e -> { });
+            RdmaSession receiver = accepted.join();
+            StepVerifier.create(receiver.onTermination())
+                    .expectErrorSatisfies(t -> assertThat(t).hasMessageContaining("exceeds the 1048576 octets"))
+                    .verify(TIMEOUT);
+            sender.onDispose().block(TIMEOUT);
+        } finally {
+            small.disposeNow(TIMEOUT);
+        }
+    }
 }

@@ -209,14 +209,25 @@ public final class MessagingEngine implements SessionProtocol.Engine {
         return ended != null;
     }
 
+    /** Why this engine ended the session, when the peer broke the protocol; see {@link #failure()}. */
+    private Throwable failure;
+
     Throwable endCause() {
         return ended;
     }
 
     /** The peer broke the protocol: the session ends and the queue pair closes. */
     void fail(Throwable cause) {
+        if (failure == null && ended == null) {
+            failure = cause;
+        }
         end(cause);
         qp.close();
+    }
+
+    @Override
+    public Throwable failure() {
+        return failure;
     }
 
     /**

@@ -76,5 +76,14 @@ public interface SessionProtocol {
          * end does): only the first call may act.
          */
         void end(Throwable cause);
+
+        /**
+         * Why this engine ended the session itself, if it did (the peer broke the protocol, and the engine closed
+         * the queue pair): the session reports it as the reason it ended ({@code RdmaSession.onTermination()},
+         * metrics), although the queue pair's close was graceful. Null otherwise, and by default.
+         */
+        default Throwable failure() {
+            return null;
+        }
     }
 }
