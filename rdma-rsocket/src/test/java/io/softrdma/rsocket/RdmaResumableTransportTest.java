@@ -14,7 +14,7 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  * frame, and every interaction must still complete, the frames lost with each connection replayed over the next one
  * from the kit's {@code InMemoryResumableFramesStore}; as rsocket-transport-netty's {@code TcpResumableTransportTest}.
  */
-final class RdmaResumableTransportTest implements TransportTest {
+final class RdmaResumableTransportTest implements RdmaKit {
     private TransportPair<InetSocketAddress, CloseableRdmaServer> transportPair;
 
     @BeforeEach
@@ -33,23 +33,7 @@ final class RdmaResumableTransportTest implements TransportTest {
         return transportPair;
     }
 
-    @Override
-    @Test
-    @DisplayName("makes 1 requestChannel request with 200,000 payloads")
-    @EnabledIfSystemProperty(named = HeavyKitTests.PROPERTY, matches = "true",
-            disabledReason = HeavyKitTests.CHANNEL_200_000)
-    public void requestChannel200_000() {
-        TransportTest.super.requestChannel200_000();
-    }
 
-    @Override
-    @Test
-    @DisplayName("makes 1 requestChannel request with 256 payloads")
-    @EnabledIfSystemProperty(named = HeavyKitTests.PROPERTY, matches = "true",
-            disabledReason = HeavyKitTests.CHANNEL_256)
-    public void requestChannel256() {
-        TransportTest.super.requestChannel256();
-    }
 
     @Override
     @Test
@@ -57,7 +41,7 @@ final class RdmaResumableTransportTest implements TransportTest {
     @EnabledIfSystemProperty(named = HeavyKitTests.PROPERTY, matches = "true",
             disabledReason = HeavyKitTests.RESUMED_10_000)
     public void requestResponse10_000() {
-        TransportTest.super.requestResponse10_000();
+        RdmaKit.super.requestResponse10_000();
     }
 
     @Override
@@ -66,6 +50,6 @@ final class RdmaResumableTransportTest implements TransportTest {
     @EnabledIfSystemProperty(named = HeavyKitTests.PROPERTY, matches = "true",
             disabledReason = HeavyKitTests.RESUMED_10_000)
     public void requestStream10_000() {
-        TransportTest.super.requestStream10_000();
+        RdmaKit.super.requestStream10_000();
     }
 }

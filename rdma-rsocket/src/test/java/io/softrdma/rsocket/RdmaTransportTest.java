@@ -4,9 +4,6 @@ import io.rsocket.test.TransportTest;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 /**
  * RSocket's own transport test kit (rsocket-test 1.1.5's {@link TransportTest}: every interaction model, large
@@ -15,7 +12,7 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  * {@code TcpTransportTest} runs it over TCP. The kit wraps either side at random in an interceptor that moves
  * receiving to another thread, so both the event-loop and the off-loop paths run.
  */
-final class RdmaTransportTest implements TransportTest {
+final class RdmaTransportTest implements RdmaKit {
     private TransportPair<InetSocketAddress, CloseableRdmaServer> transportPair;
 
     @BeforeEach
@@ -34,21 +31,5 @@ final class RdmaTransportTest implements TransportTest {
         return transportPair;
     }
 
-    @Override
-    @Test
-    @DisplayName("makes 1 requestChannel request with 200,000 payloads")
-    @EnabledIfSystemProperty(named = HeavyKitTests.PROPERTY, matches = "true",
-            disabledReason = HeavyKitTests.CHANNEL_200_000)
-    public void requestChannel200_000() {
-        TransportTest.super.requestChannel200_000();
-    }
 
-    @Override
-    @Test
-    @DisplayName("makes 1 requestChannel request with 256 payloads")
-    @EnabledIfSystemProperty(named = HeavyKitTests.PROPERTY, matches = "true",
-            disabledReason = HeavyKitTests.CHANNEL_256)
-    public void requestChannel256() {
-        TransportTest.super.requestChannel256();
-    }
 }
