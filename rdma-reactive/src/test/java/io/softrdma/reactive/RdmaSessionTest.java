@@ -225,23 +225,30 @@ class RdmaSessionTest {
      */
     @Test
     void aCancelAfterTheSessionWentOutDoesNotCloseIt() {
+        DisposableRdmaServer echo = RdmaServer.create().host("127.0.0.1").port(0).handle(s -> {
+            s.respond(Mono::just, 4);
+            return s.onDispose();
+        }).bindNow();
         java.util.concurrent.atomic.AtomicReference<RdmaSession> held = new java.util.concurrent.atomic.AtomicReference<>();
-        reactor.core.Disposable subscription = RdmaClient.create().host("127.0.0.1").port(server.port()).connect()
+        reactor.core.Disposable subscription = RdmaClient.create().host("127.0.0.1").port(echo.port()).connect()
                 .flatMap(s -> {
                     held.set(s);
                     return Mono.never();
                 }).subscribe();
-        org.awaitility.Awaitility.await().atMost(TIMEOUT).until(() -> held.get() != null);
-        subscription.dispose();
-        RdmaSession late = held.get();
         try {
-            LocalRegion region = serverSession.allocate(16, Access.LOCAL_WRITE, Access.REMOTE_WRITE);
-            StepVerifier.create(late.write(region.remote(), ascii("still open"))).expectComplete().verify(TIMEOUT);
-            region.dispose();
-            assertThat(late.isDisposed()).isFalse();
+            org.awaitility.Awaitility.await().atMost(TIMEOUT).until(() -> held.get() != null);
+            subscription.dispose();
+            RdmaSession late = held.get();
+            try {
+                StepVerifier.create(late.request(ascii("still open")).map(RdmaSessionTest::text))
+                        .expectNext("still open").expectComplete().verify(TIMEOUT);
+                assertThat(late.isDisposed()).isFalse();
+            } finally {
+                late.dispose();
+                late.onDispose().block(TIMEOUT);
+            }
         } finally {
-            late.dispose();
-            late.onDispose().block(TIMEOUT);
+            echo.disposeNow(TIMEOUT);
         }
     }
 }
