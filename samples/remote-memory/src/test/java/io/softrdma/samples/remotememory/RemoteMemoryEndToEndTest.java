@@ -42,24 +42,24 @@ class RemoteMemoryEndToEndTest {
                 assertThat(HttpProbe.get(serviceHttp, "/actuator/health")).contains("\"listening\":true");
 
                 String served = HttpProbe.get(serviceHttp, "/actuator/prometheus");
-                assertThat(HttpProbe.sample(served, "rdma_connections{role=\"server\"}")).isEqualTo(1);
-                assertThat(HttpProbe.sample(served, "rdma_bytes_total{direction=\"sent\",opcode=\"read.response\",role=\"server\"}"))
+                assertThat(HttpProbe.sample(served, "rdma_connections{peer=\"none\",role=\"server\"}")).isEqualTo(1);
+                assertThat(HttpProbe.sample(served, "rdma_bytes_total{direction=\"sent\",opcode=\"read.response\",peer=\"none\",role=\"server\"}"))
                         .isGreaterThanOrEqualTo(3 * 256 * 1024);
-                assertThat(HttpProbe.sample(served, "rdma_bytes_total{direction=\"received\",opcode=\"write\",role=\"server\"}"))
+                assertThat(HttpProbe.sample(served, "rdma_bytes_total{direction=\"received\",opcode=\"write\",peer=\"none\",role=\"server\"}"))
                         .isGreaterThanOrEqualTo(3 * 64 * 1024);
-                assertThat(HttpProbe.sample(served, "rdma_reads_ird_reads{role=\"server\"}")).isPositive();
-                assertThat(HttpProbe.sample(served, "rdma_credits_granted_credits{role=\"server\"}")).isPositive();
+                assertThat(HttpProbe.sample(served, "rdma_reads_ird_reads{peer=\"none\",role=\"server\"}")).isPositive();
+                assertThat(HttpProbe.sample(served, "rdma_credits_granted_credits{peer=\"none\",role=\"server\"}")).isPositive();
 
                 String used = HttpProbe.get(clientHttp, "/actuator/prometheus");
                 assertThat(HttpProbe.sample(used, "rdma_operation_seconds_count{operation=\"read\",outcome=\"success\","
-                        + "role=\"client\"}")).isGreaterThanOrEqualTo(3);
+                        + "peer=\"none\",role=\"client\"}")).isGreaterThanOrEqualTo(3);
                 assertThat(HttpProbe.sample(used, "rdma_operation_seconds_count{operation=\"write\",outcome=\"success\","
-                        + "role=\"client\"}")).isGreaterThanOrEqualTo(3);
-                assertThat(HttpProbe.sample(used, "rdma_reads_ord_reads{role=\"client\"}")).isPositive();
-                assertThat(HttpProbe.sample(used, "rdma_reads_outstanding_reads{role=\"client\"}")).isGreaterThanOrEqualTo(0);
+                        + "peer=\"none\",role=\"client\"}")).isGreaterThanOrEqualTo(3);
+                assertThat(HttpProbe.sample(used, "rdma_reads_ord_reads{peer=\"none\",role=\"client\"}")).isPositive();
+                assertThat(HttpProbe.sample(used, "rdma_reads_outstanding_reads{peer=\"none\",role=\"client\"}")).isGreaterThanOrEqualTo(0);
                 // (rdma_terminates appears with the first Terminate: its tags are the Terminate's Layer/EType/Code.)
-                assertThat(used).contains("rdma_credits_available_credits{role=\"client\"}",
-                        "rdma_startup_failures_connections_total{reason=\"rejected\",role=\"client\"}");
+                assertThat(used).contains("rdma_credits_available_credits{peer=\"none\",role=\"client\"}",
+                        "rdma_startup_failures_connections_total{peer=\"none\",reason=\"rejected\",role=\"client\"}");
             }
         }
     }
