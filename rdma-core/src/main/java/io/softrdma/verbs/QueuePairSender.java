@@ -96,6 +96,8 @@ final class QueuePairSender {
      * takes the octets at the flush, and the responder's memory may change in between (a Write from another
      * connection, an atomic on this one, the application), which would put a CRC on the wire that fails at the
      * peer. Sends and Writes stay zero-copy: their memory is the poster's, untouchable until they complete.
+     * Payloads up to {@link FpduEncoder#COPY_LIMIT} need no copy here: the encoder copies them as it frames
+     * them, so the CRC covers the octets sent.
      */
     private boolean copyReadResponses;
 
@@ -402,7 +404,7 @@ final class QueuePairSender {
                         String.format("the source STag 0x%08x of an accepted RDMA Read became invalid", r.sourceStag)));
                 return true;
             }
-            if (copyReadResponses) {
+            if (copyReadResponses && n > FpduEncoder.COPY_LIMIT) {
                 payload = ctx.alloc().directBuffer(n, n);
                 payload.writeBytes(r.source.memory(), r.source.indexOf(to), n);
             } else {

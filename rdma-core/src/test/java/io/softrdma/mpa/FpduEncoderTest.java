@@ -71,14 +71,57 @@ class FpduEncoderTest {
     void gatheredUlpduCopiesOnlyTheHeaderAndFramesHeaderPlusPayloadAsOneUlpdu() {
         EmbeddedChannel ch = new EmbeddedChannel(new FpduEncoder(true, false, false));
         ByteBuf header = Unpooled.buffer().writeBytes(bytes("4143 00000000 00000000 00000001 00000000"));
-        ByteBuf payload = Unpooled.directBuffer(24).writeZero(24);
+        int length = FpduEncoder.COPY_LIMIT + 1;
+        ByteBuf payload = Unpooled.directBuffer(length).writeZero(length);
         ChannelFuture f = ch.writeAndFlush(GatheredUlpdu.newInstance(header, payload));
         assertThat(f.isSuccess()).isTrue();
         assertThat(header.refCnt()).as("header released after being copied into the prefix").isZero();
         List<String> pieces = drainPieces(ch, payload);
         assertThat(pieces).hasSize(3);
-        assertThat(pieces.get(0)).isEqualTo("002a" + "4143000000000000000000000001" + "00000000");
+        assertThat(pieces.get(0)).isEqualTo(String.format("%04x", 18 + length) + "4143000000000000000000000001"
+                + "00000000");
         assertThat(pieces.get(1)).isEqualTo("the payload itself");
+        assertThat(ch.finish()).isFalse();
+    }
+
+    @Test
+    void shortPayloadsAreCopiedAndTheFpdusOfOneFlushLeaveAsOneBuffer() {
+        EmbeddedChannel ch = new EmbeddedChannel(new FpduEncoder(true, false, false));
+        List<byte[]> ulpdus = new ArrayList<>();
+        List<ByteBuf> payloads = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            byte[] header = bytes("4143 00000000 00000000 0000000" + i + " 00000000");
+            byte[] data = pattern(i == 2 ? FpduEncoder.COPY_LIMIT : 61 + i, i);
+            ByteBuf payload = Unpooled.directBuffer(data.length).writeBytes(data);
+            payloads.add(payload);
+            ch.write(GatheredUlpdu.newInstance(Unpooled.wrappedBuffer(header), payload), ch.voidPromise());
+            byte[] ulpdu = new byte[header.length + data.length];
+            System.arraycopy(header, 0, ulpdu, 0, header.length);
+            System.arraycopy(data, 0, ulpdu, header.length, data.length);
+            ulpdus.add(ulpdu);
+        }
+        assertThat(payloads).as("each short payload released once copied").allMatch(b -> b.refCnt() == 0);
+        assertThat((Object) ch.readOutbound()).as("nothing reaches the channel before the flush").isNull();
+        ch.flush();
+        ByteBuf wire = ch.readOutbound();
+        assertThat((Object) ch.readOutbound()).as("one buffer for the whole flush").isNull();
+        assertThat(hex(wire)).isEqualTo(FpduTestSupport.hex(FpduTestSupport.encode(true, false, ulpdus)));
+        wire.release();
+        assertThat(ch.finish()).isFalse();
+    }
+
+    @Test
+    void aCallersPromiseCompletesWithItsFpduAndKeepsTheOrder() {
+        EmbeddedChannel ch = new EmbeddedChannel(new FpduEncoder(false, false, false));
+        ch.write(Unpooled.wrappedBuffer(bytes("aabbccdd")), ch.voidPromise());
+        ChannelFuture second = ch.write(Unpooled.wrappedBuffer(bytes("11223344")));
+        ch.write(Unpooled.wrappedBuffer(bytes("55667788")), ch.voidPromise());
+        assertThat(second.isDone()).isFalse();
+        ch.flush();
+        assertThat(second.isSuccess()).isTrue();
+        List<String> pieces = drainPieces(ch, null);
+        assertThat(String.join("", pieces)).isEqualTo("0004aabbccdd0000" + "00000000" + "000411223344" + "0000"
+                + "00000000" + "000455667788" + "0000" + "00000000");
         assertThat(ch.finish()).isFalse();
     }
 

@@ -25,7 +25,14 @@ public final class Crc32c {
     /** Roots remembered: enough for the few regions a connection sends from at a time. */
     private static final int WINDOWS = 8;
 
+    /**
+     * Ranges of direct memory up to this long are copied into an array first: cheaper than positioning
+     * a window, and read buffers, new at every read, would each need a new window.
+     */
+    private static final int COPY_LIMIT = 1024;
+
     private final CRC32C crc = new CRC32C();
+    private final byte[] scratch = new byte[COPY_LIMIT];
     private final long[] windowAddress = new long[WINDOWS];
     private final int[] windowCapacity = new int[WINDOWS];
     private final ByteBuffer[] windows = new ByteBuffer[WINDOWS];
@@ -54,6 +61,9 @@ public final class Crc32c {
         }
         if (buf.hasArray()) {
             crc.update(buf.array(), buf.arrayOffset() + index, length);
+        } else if (length <= COPY_LIMIT) {
+            buf.getBytes(index, scratch, 0, length);
+            crc.update(scratch, 0, length);
         } else if (buf instanceof CompositeByteBuf composite) {
             updateComposite(composite, index, length);
         } else if (buf.hasMemoryAddress() && updateThroughWindow(buf, index, length)) {

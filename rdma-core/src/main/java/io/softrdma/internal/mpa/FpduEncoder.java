@@ -19,11 +19,14 @@ import java.util.ArrayDeque;
  * peer asked for them (§4.3).
  *
  * <p>Accepts a {@link ByteBuf} (the whole ULPDU) or a {@link GatheredUlpdu} (a header plus a payload
- * slice). Without Markers the payload is never copied: the FPDU is written as a prefix buffer, the
- * payload itself and a trailer buffer, all before the caller's flush, so one flush sends each FPDU in
- * one gathering write and TCP segments start on FPDU boundaries (§5.1). With Markers the FPDU is
- * assembled in one buffer (see {@code writeWithMarkers}). The caller's promise completes when the
- * whole FPDU is written. A {@link WriteBarrier} passes through unframed, in order.
+ * slice). Without Markers, FPDUs are framed into a pooled arena: a payload of up to {@link #COPY_LIMIT}
+ * octets is copied next to its header, a longer one is never copied — its prefix (ULPDU_Length and
+ * header) and trailer (PAD and CRC) are framed around it and the payload buffer itself is written
+ * between them. Consecutive framed octets reach the channel as one buffer at the flush, so a flush of a
+ * thousand 64-octet Writes is a handful of buffers and one gathering write, which starts on an FPDU
+ * boundary (§5.1). With Markers the FPDU is assembled in one buffer (see {@code writeWithMarkers}).
+ * The caller's promise completes when the whole FPDU is written. A {@link WriteBarrier} passes through
+ * unframed, in order.
  *
  * <p>A responder's encoder starts closed: RFC 5044 §7.1.2 rule 4 forbids a responder to send any FPDU
  * or Marker before it has received and validated one, so writes are held until
@@ -34,12 +37,21 @@ import java.util.ArrayDeque;
 public final class FpduEncoder extends ChannelDuplexHandler {
     private static final byte[] ZEROS = new byte[4];
     /**
-     * Octets of one pooled buffer from which prefixes and trailers are carved as slices: one
-     * allocation per some hundred small pieces instead of two per FPDU.
+     * Payloads of at most this many octets are copied into their FPDU instead of being written as a
+     * buffer of their own. Measured on the 64-octet Write row (docs/benchmarks.md, issue 18), a buffer
+     * handed to Netty costs a slice, a pipeline write and an outbound-buffer entry each way, several
+     * times the cost of copying half a kilobyte; Linux siw likewise copies short payloads next to their
+     * headers (siw_qp_tx.c, MAX_HDR_INLINE), and verbs offer the same for small Sends (inline data).
+     * The copy is taken when the FPDU is encoded, so its CRC covers exactly the octets sent, whatever
+     * happens to the source memory later.
      */
-    private static final int ARENA_SIZE = 8192;
-    /** Pieces larger than this are allocated on their own. */
-    private static final int MAX_CARVED = 256;
+    public static final int COPY_LIMIT = 512;
+    /**
+     * Octets of one pooled buffer into which FPDUs are framed: whole FPDUs with short payloads, and the
+     * prefix and trailer of the others. Consecutive framed octets go to the channel as one slice (a
+     * "run") at the next flush, barrier, promise or large payload.
+     */
+    private static final int ARENA_SIZE = 64 * 1024;
 
     private final boolean crcEnabled;
     private final boolean markers;
@@ -52,9 +64,15 @@ public final class FpduEncoder extends ChannelDuplexHandler {
     private MpaException refusal;
     private ChannelHandlerContext ctx;
     private ChannelPromise quietVoidPromise;
-    private final byte[] scratch = new byte[MAX_CARVED];
-    /** Where prefixes and trailers are carved from; freed when it and every slice of it are released. */
+    /** Where an FPDU's framed octets are assembled, so that its CRC is computed over an array. */
+    private final byte[] scratch = new byte[FpduCodec.LENGTH_FIELD_LENGTH + GatheredUlpdu.MAX_HEADER_LENGTH
+            + COPY_LIMIT + FpduCodec.CRC_LENGTH];
+    /** Where FPDUs are framed; freed when it and every slice of it are released. */
     private ByteBuf arena;
+    /** Where the run not yet written to the channel starts in the arena; the run ends at its writer index. */
+    private int runStart;
+    /** The void promise to write the run with: a caller's, which reports failures, or the quiet one. */
+    private ChannelPromise runVoidPromise;
 
     /**
      * @param crcEnabled generate CRC32c trailers (else the CRC field is zero)
@@ -83,6 +101,7 @@ public final class FpduEncoder extends ChannelDuplexHandler {
         // A void promise that does not fire exceptionCaught: a failed prefix write implies a failed
         // trailer write, whose promise is the caller's.
         this.quietVoidPromise = ctx.channel().unsafe().voidPromise();
+        this.runVoidPromise = quietVoidPromise;
     }
 
     @Override
@@ -94,22 +113,42 @@ public final class FpduEncoder extends ChannelDuplexHandler {
         }
     }
 
-    /** An empty buffer of exactly {@code length} writable octets, carved from the arena when small. */
-    private ByteBuf carve(ChannelHandlerContext ctx, int length) {
-        if (length > MAX_CARVED) {
-            return ctx.alloc().ioBuffer(length, length);
+    /** The arena, with at least {@code length} writable octets; a full arena's run is written first. */
+    private ByteBuf reserve(ChannelHandlerContext ctx, int length) {
+        ByteBuf a = arena;
+        if (a != null && a.writableBytes() >= length) {
+            return a;
         }
-        if (arena == null || arena.writableBytes() < length) {
-            if (arena != null) {
-                arena.release();
-            }
-            arena = ctx.alloc().ioBuffer(ARENA_SIZE, ARENA_SIZE);
+        if (a != null) {
+            writeRun(runVoidPromise);
+            a.release();
+            arena = null;
         }
-        int index = arena.writerIndex();
-        arena.writerIndex(index + length);
-        ByteBuf piece = arena.retainedSlice(index, length);
-        piece.writerIndex(0);
-        return piece;
+        a = ctx.alloc().ioBuffer(ARENA_SIZE, ARENA_SIZE);
+        arena = a;
+        runStart = 0;
+        return a;
+    }
+
+    /** Writes the framed octets not yet written, if any, as one slice of the arena, with {@code promise}. */
+    private void writeRun(ChannelPromise promise) {
+        ByteBuf a = arena;
+        int end = a == null ? 0 : a.writerIndex();
+        if (end > runStart) {
+            int start = runStart;
+            runStart = end;
+            runVoidPromise = quietVoidPromise;
+            ctx.write(a.retainedSlice(start, end - start), promise);
+        } else if (!promise.isVoid()) {
+            promise.trySuccess();
+        }
+    }
+
+    /** Hands the run to the channel, then flushes: one flush, one gathering write of every FPDU so far. */
+    @Override
+    public void flush(ChannelHandlerContext ctx) {
+        writeRun(runVoidPromise);
+        ctx.flush();
     }
 
     @Override
@@ -159,6 +198,7 @@ public final class FpduEncoder extends ChannelDuplexHandler {
         }
         if (barrier) {
             // Not an FPDU: it only tells the writer when what came before has left.
+            writeRun(runVoidPromise);
             ctx.write(msg, promise);
             return;
         }
@@ -187,11 +227,13 @@ public final class FpduEncoder extends ChannelDuplexHandler {
             Object msg = q.poll();
             ChannelPromise promise = (ChannelPromise) q.poll();
             if (msg == WriteBarrier.INSTANCE) {
+                writeRun(runVoidPromise);
                 ctx.write(msg, promise);
             } else {
                 encode(ctx, msg, promise);
             }
         }
+        writeRun(runVoidPromise);
         ctx.flush();
     }
 
@@ -245,42 +287,53 @@ public final class FpduEncoder extends ChannelDuplexHandler {
         }
     }
 
+    /**
+     * Frames the FPDU into the arena: a short payload is copied in with its header, and the whole FPDU
+     * joins the run; a longer one is written as the run up to its prefix, the payload buffer itself, and
+     * its trailer, which starts the next run. A caller's non-void promise ends the run with this FPDU.
+     */
     private void writePlain(ChannelHandlerContext ctx, ByteBuf header, ByteBuf payload, int ulpduLength,
             ChannelPromise promise) {
         int pad = FpduCodec.padLength(ulpduLength);
         int headerLength = header == null ? 0 : header.readableBytes();
+        int payloadLength = payload.readableBytes();
         int prefixLength = FpduCodec.LENGTH_FIELD_LENGTH + headerLength;
-        ByteBuf prefix = carve(ctx, prefixLength);
-        ByteBuf trailer;
-        try {
-            trailer = carve(ctx, pad + FpduCodec.CRC_LENGTH);
-        } catch (Throwable t) {
-            prefix.release();
-            throw t;
-        }
-        // The prefix is built in a scratch array so its CRC needs no NIO view of the carved slice.
-        byte[] bytes = prefixLength <= scratch.length ? scratch : new byte[prefixLength];
+        byte[] bytes = scratch;
         bytes[0] = (byte) (ulpduLength >>> 8);
         bytes[1] = (byte) ulpduLength;
         if (header != null) {
             header.getBytes(header.readerIndex(), bytes, FpduCodec.LENGTH_FIELD_LENGTH, headerLength);
         }
-        prefix.writeBytes(bytes, 0, prefixLength);
-        trailer.writeZero(pad);
-        int crcValue = 0;
-        if (crcEnabled) {
-            crcValue = crc.reset().update(bytes, 0, prefixLength)
-                    .update(payload, payload.readerIndex(), payload.readableBytes()).update(ZEROS, 0, pad).value();
-        }
-        trailer.writeIntLE(crcValue);
-        ctx.write(prefix, quietVoidPromise);
-        if (payload.isReadable()) {
-            ctx.write(payload, quietVoidPromise);
-        } else {
+        if (payloadLength <= COPY_LIMIT) {
+            int n = prefixLength;
+            payload.getBytes(payload.readerIndex(), bytes, n, payloadLength);
+            n += payloadLength;
+            for (int i = 0; i < pad; i++) {
+                bytes[n++] = 0;
+            }
+            int crcValue = crcEnabled ? crc.reset().update(bytes, 0, n).value() : 0;
+            ByteBuf a = reserve(ctx, n + FpduCodec.CRC_LENGTH);
+            a.writeBytes(bytes, 0, n).writeIntLE(crcValue);
             payload.release();
+        } else {
+            int crcValue = 0;
+            if (crcEnabled) {
+                crcValue = crc.reset().update(bytes, 0, prefixLength)
+                        .update(payload, payload.readerIndex(), payloadLength).update(ZEROS, 0, pad).value();
+            }
+            // Prefix and trailer in one reservation, so that the trailer needs no arena of its own.
+            ByteBuf a = reserve(ctx, prefixLength + pad + FpduCodec.CRC_LENGTH);
+            a.writeBytes(bytes, 0, prefixLength);
+            writeRun(runVoidPromise);
+            ctx.write(payload, quietVoidPromise);
+            a.writeBytes(ZEROS, 0, pad).writeIntLE(crcValue);
         }
-        ctx.write(trailer, promise);
         streamPosition += FpduCodec.fpduLength(ulpduLength);
+        if (!promise.isVoid()) {
+            writeRun(promise);
+        } else if (promise != quietVoidPromise) {
+            runVoidPromise = promise;
+        }
     }
 
     /**
