@@ -97,6 +97,19 @@ final class DefaultCompletionQueue implements CompletionQueue {
     /** As {@link #add(long, WorkCompletionStatus, WorkCompletionOpcode, long, int, boolean, boolean, int)}, with a value. */
     boolean add(long wrId, WorkCompletionStatus status, WorkCompletionOpcode opcode, long byteLength,
             int queuePairNumber, boolean solicited, boolean invalidated, int invalidatedStag, long value) {
+        if (!put(wrId, status, opcode, byteLength, queuePairNumber, solicited, invalidated, invalidatedStag, value)) {
+            return false;
+        }
+        signal(solicited || status != WorkCompletionStatus.SUCCESS);
+        return true;
+    }
+
+    /**
+     * Adds a completion without the completion event: the caller raises it later, once for the completions of a
+     * whole read cycle, with {@link #signal(boolean)}. False when the queue is full.
+     */
+    boolean put(long wrId, WorkCompletionStatus status, WorkCompletionOpcode opcode, long byteLength,
+            int queuePairNumber, boolean solicited, boolean invalidated, int invalidatedStag, long value) {
         long pos = tail.get();
         int slot;
         while (true) {
@@ -120,11 +133,14 @@ final class DefaultCompletionQueue implements CompletionQueue {
         values[slot] = value;
         codes[slot] = status.ordinal() | opcode.ordinal() << 8 | (solicited ? 1 << 16 : 0) | (invalidated ? 1 << 17 : 0);
         sequence.set(slot, pos + 1);
-        signal(solicited || status != WorkCompletionStatus.SUCCESS);
         return true;
     }
 
-    private void signal(boolean solicitedOrError) {
+    /**
+     * Raises the completion event for what was added: calls the listener if the queue is armed for any completion,
+     * or for solicited ones and {@code solicitedOrError}, and wakes a waiting {@code take}.
+     */
+    void signal(boolean solicitedOrError) {
         int a = armed.get();
         if (a != DISARMED && (a == ARMED_ANY || solicitedOrError) && armed.compareAndSet(a, DISARMED)) {
             Listener l = listener;

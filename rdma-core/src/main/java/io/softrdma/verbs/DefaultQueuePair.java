@@ -94,6 +94,15 @@ final class DefaultQueuePair implements QueuePair {
     private int depth;
     /** A drain was asked for while the engine was busy; the outermost drain runs another round. */
     private boolean drainAgain;
+    /**
+     * Inside a read cycle of the channel: completions are added without their completion event, which is raised
+     * once at the cycle's end ({@link #endReadCycle}), as a NIC moderates its completion interrupts — a consumer
+     * then polls a batch instead of re-arming for every 64-octet Send.
+     */
+    private boolean readCycle;
+    /** Completion events owed at the end of the read cycle: 0 none, 1 any, 2 solicited or error. */
+    private int sendCqEventDue;
+    private int receiveCqEventDue;
     private TerminateException terminate;
     /** The zero-length Read this initiator sent as RFC 6581's RTR message awaits its Read Response. */
     boolean rtrReadOutstanding;
@@ -406,7 +415,8 @@ final class DefaultQueuePair implements QueuePair {
             // The slot is free before the completion is visible: whoever sees it may post again at once.
             sendsOutstanding.decrementAndGet();
             if (wr.signaled() || e.status != WorkCompletionStatus.SUCCESS) {
-                sendCq.add(wr.wrId(), e.status, opcodeOf(wr), e.byteLength, number, false, false, 0, e.atomicResult);
+                sendCqEventDue = complete(sendCq, sendCqEventDue, wr.wrId(), e.status, opcodeOf(wr), e.byteLength,
+                        false, false, 0, e.atomicResult);
             }
         }
     }
@@ -431,6 +441,14 @@ final class DefaultQueuePair implements QueuePair {
     ReceiveQueueEntry receiveHead() {
         if (rqHead == rqTail) {
             moveReceives();
+            if (rqHead == rqTail && receiveCqEventDue != 0) {
+                // A consumer that reposts receives as they complete sees its completions before a Send finds
+                // none: moderation must never turn into a missing receive (RFC 5040 §7.1's Terminate).
+                int due = receiveCqEventDue;
+                receiveCqEventDue = 0;
+                receiveCq.signal(due == 2);
+                moveReceives();
+            }
         }
         return rqHead < rqTail ? rq[(int) (rqHead % rq.length)] : null;
     }
@@ -462,7 +480,54 @@ final class DefaultQueuePair implements QueuePair {
         e.wr = null;
         rqHead++;
         receivesOutstanding.decrementAndGet();
-        receiveCq.add(wrId, status, opcode, byteLength, number, solicited, invalidated, invalidatedStag, value);
+        receiveCqEventDue = complete(receiveCq, receiveCqEventDue, wrId, status, opcode, byteLength, solicited,
+                invalidated, invalidatedStag, value);
+    }
+
+    /**
+     * Adds a completion to {@code cq}; its event is raised now, or, inside a read cycle, owed until the cycle
+     * ends. Returns what is owed for {@code cq} afterwards.
+     */
+    private int complete(DefaultCompletionQueue cq, int due, long wrId, WorkCompletionStatus status,
+            WorkCompletionOpcode opcode, long byteLength, boolean solicited, boolean invalidated, int invalidatedStag,
+            long value) {
+        if (!readCycle) {
+            cq.add(wrId, status, opcode, byteLength, number, solicited, invalidated, invalidatedStag, value);
+            return due;
+        }
+        cq.put(wrId, status, opcode, byteLength, number, solicited, invalidated, invalidatedStag, value);
+        return Math.max(due, solicited || status != WorkCompletionStatus.SUCCESS ? 2 : 1);
+    }
+
+    /** A read cycle of the channel begins: completion events wait for its end. Note: event loop only. */
+    void beginReadCycle() {
+        readCycle = true;
+    }
+
+    /**
+     * The read cycle ends (or the connection goes): raises the completion events owed, inside an engine bracket
+     * so that what their consumers post goes out with this cycle's flush. Note: event loop only.
+     */
+    void endReadCycle() {
+        readCycle = false;
+        int sendDue = sendCqEventDue;
+        int receiveDue = receiveCqEventDue;
+        if (sendDue == 0 && receiveDue == 0) {
+            return;
+        }
+        sendCqEventDue = 0;
+        receiveCqEventDue = 0;
+        enter();
+        try {
+            if (sendDue != 0) {
+                sendCq.signal(sendDue == 2);
+            }
+            if (receiveDue != 0) {
+                receiveCq.signal(receiveDue == 2);
+            }
+        } finally {
+            exit();
+        }
     }
 
     /**

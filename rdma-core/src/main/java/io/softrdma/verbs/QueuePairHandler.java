@@ -55,8 +55,10 @@ public final class QueuePairHandler extends ChannelInboundHandlerAdapter {
             ReferenceCountUtil.release(msg);
             return;
         }
-        // What the segments of one read cycle cause is flushed once, at channelReadComplete.
+        // What the segments of one read cycle cause is flushed once, at channelReadComplete, and their
+        // completion events are raised once, just before.
         qp.sender.deferFlush(true);
+        qp.beginReadCycle();
         qp.enter();
         try {
             qp.receiver.onSegment(ulpdu);
@@ -69,6 +71,7 @@ public final class QueuePairHandler extends ChannelInboundHandlerAdapter {
     public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
         if (qp.ctx != null) {
             qp.sender.deferFlush(false);
+            qp.endReadCycle();
             qp.sender.flush();
         }
         super.channelReadComplete(ctx);
@@ -97,6 +100,7 @@ public final class QueuePairHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        qp.endReadCycle();
         qp.connectionClosed(null);
         super.channelInactive(ctx);
     }

@@ -290,24 +290,30 @@ final class QueuePairSender {
             e.sge++;
             e.sgeOffset = 0;
         }
-        ByteBuf payload;
+        ByteBuf memory = null;
+        int index = 0;
         int n;
         if (e.sge < wr.sgl().size()) {
             ScatterGatherEntry s = wr.sgl().get(e.sge);
             n = (int) Math.min(tagged ? taggedPayload : untaggedPayload, s.length() - e.sgeOffset);
-            payload = ((DefaultMemoryRegion) s.region()).memory().retainedSlice((int) (s.offset() + e.sgeOffset), n);
+            memory = ((DefaultMemoryRegion) s.region()).memory();
+            index = (int) (s.offset() + e.sgeOffset);
         } else {
             n = 0;
-            payload = Unpooled.EMPTY_BUFFER;
         }
         boolean last = e.messageOffset + n == e.byteLength;
-        GatheredUlpdu u = GatheredUlpdu.newInstance(payload);
+        // A short payload is copied in after the header (the encoder would copy it anyway); a longer one is a slice.
+        boolean copied = n <= FpduEncoder.COPY_LIMIT;
+        GatheredUlpdu u = GatheredUlpdu.newInstance(copied ? Unpooled.EMPTY_BUFFER : memory.retainedSlice(index, n));
         if (tagged) {
             TaggedHeaderCodec.write(u.header(), RdmapOpcode.RDMA_WRITE.code(), last, wr.remoteStag(),
                     wr.remoteTaggedOffset() + e.messageOffset);
         } else {
             UntaggedHeaderCodec.write(u.header(), sendOpcode(wr).code(), last, wr.invalidate() ? wr.invalidateStag() : 0,
                     UntaggedHeaderCodec.QN_SEND, e.msn, (int) e.messageOffset);
+        }
+        if (copied && n > 0) {
+            u.appendPayload(memory, index, n);
         }
         emit(u);
         e.sgeOffset += n;
@@ -430,28 +436,31 @@ final class QueuePairSender {
             return true;
         }
         int n = (int) Math.min(taggedPayload, r.length - r.sent);
+        long to = r.sourceTaggedOffset + r.sent;
+        if (n > 0 && r.source.check(r.sourceStag, to, n, false, qp.pd) != DefaultMemoryRegion.Check.OK) {
+            // Invalidated after the Request was accepted.
+            qp.terminate(TerminateCause.withoutHeaders(TerminateCode.of(RdmapError.PROTECTION_INVALID_STAG),
+                    String.format("the source STag 0x%08x of an accepted RDMA Read became invalid", r.sourceStag)));
+            return true;
+        }
+        // A short payload is copied in after the header, so its CRC covers the octets sent (see copyReadResponses).
+        boolean copied = n <= FpduEncoder.COPY_LIMIT;
         ByteBuf payload;
-        if (n == 0) {
+        if (copied) {
             payload = Unpooled.EMPTY_BUFFER;
+        } else if (copyReadResponses) {
+            payload = ctx.alloc().directBuffer(n, n);
+            payload.writeBytes(r.source.memory(), r.source.indexOf(to), n);
         } else {
-            long to = r.sourceTaggedOffset + r.sent;
-            if (r.source.check(r.sourceStag, to, n, false, qp.pd) != DefaultMemoryRegion.Check.OK) {
-                // Invalidated after the Request was accepted.
-                qp.terminate(TerminateCause.withoutHeaders(TerminateCode.of(RdmapError.PROTECTION_INVALID_STAG),
-                        String.format("the source STag 0x%08x of an accepted RDMA Read became invalid", r.sourceStag)));
-                return true;
-            }
-            if (copyReadResponses && n > FpduEncoder.COPY_LIMIT) {
-                payload = ctx.alloc().directBuffer(n, n);
-                payload.writeBytes(r.source.memory(), r.source.indexOf(to), n);
-            } else {
-                payload = r.source.memory().retainedSlice(r.source.indexOf(to), n);
-            }
+            payload = r.source.memory().retainedSlice(r.source.indexOf(to), n);
         }
         boolean last = r.sent + n == r.length;
         GatheredUlpdu u = GatheredUlpdu.newInstance(payload);
         TaggedHeaderCodec.write(u.header(), RdmapOpcode.RDMA_READ_RESPONSE.code(), last, r.sinkStag,
                 r.sinkTaggedOffset + r.sent);
+        if (copied && n > 0) {
+            u.appendPayload(r.source.memory(), r.source.indexOf(to), n);
+        }
         emit(u);
         r.sent += n;
         if (last) {
@@ -465,7 +474,7 @@ final class QueuePairSender {
         ByteBuf h = u.header();
         int control = h.getUnsignedByte(h.readerIndex());
         qp.counters.segment(false, DdpControl.opcode(h.getUnsignedByte(h.readerIndex() + 1)), DdpControl.last(control),
-                u.payload().readableBytes());
+                u.payloadLength());
         if (!sentAny) {
             sentAny = true;
             qp.firstFpduSent();

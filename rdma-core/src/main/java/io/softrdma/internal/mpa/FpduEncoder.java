@@ -65,8 +65,8 @@ public final class FpduEncoder extends ChannelDuplexHandler {
     private ChannelHandlerContext ctx;
     private ChannelPromise quietVoidPromise;
     /** Where an FPDU's framed octets are assembled, so that its CRC is computed over an array. */
-    private final byte[] scratch = new byte[FpduCodec.LENGTH_FIELD_LENGTH + GatheredUlpdu.MAX_HEADER_LENGTH
-            + COPY_LIMIT + FpduCodec.CRC_LENGTH];
+    private final byte[] scratch = new byte[FpduCodec.LENGTH_FIELD_LENGTH + GatheredUlpdu.CAPACITY + COPY_LIMIT
+            + ZEROS.length + FpduCodec.CRC_LENGTH];
     /** Where FPDUs are framed; freed when it and every slice of it are released. */
     private ByteBuf arena;
     /** Where the run not yet written to the channel starts in the arena; the run ends at its writer index. */

@@ -12,8 +12,10 @@ import java.util.Objects;
  * slice of registered memory, so that the payload is never copied on send.
  *
  * <p>Instances are pooled and carry their own header buffer ({@link #MAX_HEADER_LENGTH} octets, on
- * the heap): the caller writes the header into {@link #header()}, so steady-state sending allocates
- * neither holders nor header buffers.
+ * the heap, plus room for a short payload): the caller writes the header into {@link #header()}, so
+ * steady-state sending allocates neither holders nor header buffers. A payload of at most
+ * {@link FpduEncoder#COPY_LIMIT} octets may instead be copied in after the header
+ * ({@link #appendPayload}): the encoder would copy it anyway, and this spares a slice of the source.
  *
  * <p>Ownership: {@link #newInstance} takes the payload; the encoder releases it and recycles the holder.
  * The holder is reference counted like a buffer, so whatever drops it unwritten (a closed channel,
@@ -28,8 +30,12 @@ public final class GatheredUlpdu extends AbstractReferenceCounted {
     private static final ObjectPool<GatheredUlpdu> POOL = ObjectPool.newPool(GatheredUlpdu::new);
 
     private final ObjectPool.Handle<GatheredUlpdu> handle;
-    private final ByteBuf header = Unpooled.buffer(MAX_HEADER_LENGTH, MAX_HEADER_LENGTH);
+    /** The header, then a payload copied in after it. */
+    static final int CAPACITY = MAX_HEADER_LENGTH + FpduEncoder.COPY_LIMIT;
+
+    private final ByteBuf header = Unpooled.buffer(CAPACITY, CAPACITY);
     private ByteBuf payload;
+    private int appended;
 
     private GatheredUlpdu(ObjectPool.Handle<GatheredUlpdu> handle) {
         this.handle = handle;
@@ -40,6 +46,7 @@ public final class GatheredUlpdu extends AbstractReferenceCounted {
         GatheredUlpdu u = POOL.get();
         u.setRefCnt(1);
         u.header.clear();
+        u.appended = 0;
         u.payload = Objects.requireNonNull(payload, "payload");
         return u;
     }
@@ -62,6 +69,24 @@ public final class GatheredUlpdu extends AbstractReferenceCounted {
 
     public ByteBuf payload() {
         return payload;
+    }
+
+    /**
+     * Copies {@code length} octets of {@code source} from absolute {@code index} in after the header, which
+     * must be complete, as the start of the payload; at most {@link FpduEncoder#COPY_LIMIT} octets.
+     */
+    public void appendPayload(ByteBuf source, int index, int length) {
+        if (length > FpduEncoder.COPY_LIMIT) {
+            throw new IllegalArgumentException(length + " octets exceed the " + FpduEncoder.COPY_LIMIT
+                    + " a payload may be copied in");
+        }
+        header.writeBytes(source, index, length);
+        appended += length;
+    }
+
+    /** The payload's octets: those copied in after the header and those of the payload buffer. */
+    public int payloadLength() {
+        return appended + payload.readableBytes();
     }
 
     /** ULPDU_Length: the readable octets of header and payload. */
