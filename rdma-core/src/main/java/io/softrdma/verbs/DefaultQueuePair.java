@@ -505,28 +505,20 @@ final class DefaultQueuePair implements QueuePair {
     }
 
     /**
-     * The read cycle ends (or the connection goes): raises the completion events owed, inside an engine bracket
-     * so that what their consumers post goes out with this cycle's flush. Note: event loop only.
+     * The read cycle ends (or the connection goes): raises the completion events owed. The caller holds the
+     * read's engine bracket, so what their consumers post goes out with this cycle's flush. Note: event loop only.
      */
     void endReadCycle() {
         readCycle = false;
         int sendDue = sendCqEventDue;
         int receiveDue = receiveCqEventDue;
-        if (sendDue == 0 && receiveDue == 0) {
-            return;
-        }
         sendCqEventDue = 0;
         receiveCqEventDue = 0;
-        enter();
-        try {
-            if (sendDue != 0) {
-                sendCq.signal(sendDue == 2);
-            }
-            if (receiveDue != 0) {
-                receiveCq.signal(receiveDue == 2);
-            }
-        } finally {
-            exit();
+        if (sendDue != 0) {
+            sendCq.signal(sendDue == 2);
+        }
+        if (receiveDue != 0) {
+            receiveCq.signal(receiveDue == 2);
         }
     }
 

@@ -21,6 +21,8 @@ import java.io.IOException;
  */
 public final class QueuePairHandler extends ChannelInboundHandlerAdapter {
     private final DefaultQueuePair qp;
+    /** Between the first segment of a read and channelReadComplete: inside the engine bracket of the read. */
+    private boolean readCycle;
 
     private QueuePairHandler(DefaultQueuePair qp) {
         this.qp = qp;
@@ -55,23 +57,32 @@ public final class QueuePairHandler extends ChannelInboundHandlerAdapter {
             ReferenceCountUtil.release(msg);
             return;
         }
-        // What the segments of one read cycle cause is flushed once, at channelReadComplete, and their
-        // completion events are raised once, just before.
-        qp.sender.deferFlush(true);
-        qp.beginReadCycle();
-        qp.enter();
-        try {
-            qp.receiver.onSegment(ulpdu);
-        } finally {
-            qp.exit();
+        // The segments of one read cycle are one engine bracket: what they cause is carried out, flushed and
+        // reported (completion events) once, at channelReadComplete.
+        if (!readCycle) {
+            readCycle = true;
+            qp.sender.deferFlush(true);
+            qp.beginReadCycle();
+            qp.enter();
         }
+        qp.receiver.onSegment(ulpdu);
+    }
+
+    /** Ends the read cycle's bracket: owed completion events, then the engine's drain and the flush. */
+    private void endReadCycle() {
+        if (!readCycle) {
+            return;
+        }
+        readCycle = false;
+        qp.sender.deferFlush(false);
+        qp.endReadCycle();
+        qp.exit();
     }
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
+        endReadCycle();
         if (qp.ctx != null) {
-            qp.sender.deferFlush(false);
-            qp.endReadCycle();
             qp.sender.flush();
         }
         super.channelReadComplete(ctx);
@@ -100,7 +111,7 @@ public final class QueuePairHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
-        qp.endReadCycle();
+        endReadCycle();
         qp.connectionClosed(null);
         super.channelInactive(ctx);
     }
