@@ -1,6 +1,8 @@
 package io.softrdma.internal.transport;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.util.concurrent.FastThreadLocal;
 import io.netty.util.internal.PlatformDependent;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -21,9 +23,11 @@ import java.nio.ByteOrder;
  * region's memory is read and written by every connection it is used on. Memory shared that way is read with
  * absolute {@code getLong}s (short ranges) or addressed through a {@link ByteBuffer} view its owner made once
  * (a region's), with absolute bulk operations; a buffer confined to the caller's event loop (a received
- * buffer, a buffer it just allocated) is reached through Netty's cached internal NIO buffer.
+ * buffer, a buffer it just allocated) is reached through Netty's cached internal NIO buffer. A source in pieces (a
+ * composite) is copied by Netty, piece by piece, into a wrapper of the shared view that belongs to the calling
+ * thread (each thread keeps a few).
  *
- * <p>Thread safety: stateless; each method is as safe as its arguments' stated confinement.
+ * <p>Thread safety: any thread; each method is as safe as its arguments' stated confinement.
  */
 public final class ByteBufCopy {
     /** Whether Netty's own copies between direct buffers are allocation-free memory copies. */
@@ -66,13 +70,21 @@ public final class ByteBufCopy {
      * thread (a received buffer).
      */
     public static void place(ByteBuf src, int srcIndex, ByteBuf dst, ByteBuffer dstView, int dstIndex, int length) {
-        ByteBuffer from = NETTY_COPIES_WITHOUT_ALLOCATION || dstView == null ? null
-                : confinedNioBuffer(src, srcIndex, length);
-        if (from == null) {
+        if (NETTY_COPIES_WITHOUT_ALLOCATION || dstView == null) {
             dst.setBytes(dstIndex, src, srcIndex, length);
             return;
         }
-        dstView.put(dstIndex, from, from.position(), length);
+        ByteBuffer from = confinedNioBuffer(src, srcIndex, length);
+        if (from != null) {
+            dstView.put(dstIndex, from, from.position(), length);
+        } else if (dstView.isDirect()) {
+            // A source in pieces (an FPDU across two reads: a slice of the decoder's composite). Netty copies each
+            // piece into the destination's internal NIO buffer with an absolute put: allocation-free when that
+            // destination is this thread's own wrapper of the view.
+            src.getBytes(srcIndex, Wrappers.LOCAL.get().of(dstView), dstIndex, length);
+        } else {
+            dst.setBytes(dstIndex, src, srcIndex, length);
+        }
     }
 
     /**
@@ -119,5 +131,37 @@ public final class ByteBufCopy {
             return null;
         }
         return root.internalNioBuffer((int) offset + index, length);
+    }
+
+    /**
+     * This thread's {@link ByteBuf}s over a few shared views (the last eight it copied into), so that Netty can
+     * position their internal NIO buffers: a miss costs one wrapper. Holds the views until they are evicted.
+     */
+    private static final class Wrappers {
+        static final FastThreadLocal<Wrappers> LOCAL = new FastThreadLocal<>() {
+            @Override
+            protected Wrappers initialValue() {
+                return new Wrappers();
+            }
+        };
+        private static final int SIZE = 8;
+
+        private final ByteBuffer[] views = new ByteBuffer[SIZE];
+        private final ByteBuf[] wrappers = new ByteBuf[SIZE];
+        private int nextVictim;
+
+        ByteBuf of(ByteBuffer view) {
+            for (int i = 0; i < SIZE; i++) {
+                if (views[i] == view) {
+                    return wrappers[i];
+                }
+            }
+            int i = nextVictim;
+            nextVictim = (i + 1) % SIZE;
+            views[i] = view;
+            // Not reference counted in any way that matters: a wrapped buffer never frees the memory it wraps.
+            wrappers[i] = Unpooled.wrappedBuffer(view.duplicate().clear());
+            return wrappers[i];
+        }
     }
 }
