@@ -35,6 +35,17 @@ public final class ByteBufCopy {
 
     private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
 
+    static {
+        if (!NETTY_COPIES_WITHOUT_ALLOCATION) {
+            // Linked now rather than by the first copy that needs them, on an event loop in steady state: Netty
+            // reaches ByteBuffer's absolute bulk put through a method handle (its code runs on Java 8), and the
+            // first call spins some 100 KB of classes (JFR), as the first FPDU across two reads would.
+            PlatformDependent.absolutePut(ByteBuffer.allocate(Long.BYTES), 0, ByteBuffer.allocate(Long.BYTES), 0,
+                    Long.BYTES);
+            LONGS.set(new byte[Long.BYTES], 0, 0L);
+        }
+    }
+
     private ByteBufCopy() {
     }
 
