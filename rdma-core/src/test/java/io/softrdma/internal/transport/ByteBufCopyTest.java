@@ -27,7 +27,8 @@ class ByteBufCopyTest {
 
     static Stream<Arguments> buffers() {
         return Stream.of(
-                Arguments.of("pooled direct", (IntFunction<ByteBuf>) n -> PooledByteBufAllocator.DEFAULT.directBuffer(n, n)),
+                Arguments.of("pooled direct",
+                        (IntFunction<ByteBuf>) n -> PooledByteBufAllocator.DEFAULT.directBuffer(n, n)),
                 Arguments.of("slice of pooled direct", (IntFunction<ByteBuf>) ByteBufCopyTest::pooledSlice),
                 Arguments.of("unpooled direct", (IntFunction<ByteBuf>) n -> Unpooled.directBuffer(n, n)),
                 Arguments.of("heap", (IntFunction<ByteBuf>) n -> Unpooled.buffer(n, n)),
