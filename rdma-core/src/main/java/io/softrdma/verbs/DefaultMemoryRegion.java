@@ -2,6 +2,7 @@ package io.softrdma.verbs;
 
 import io.netty.buffer.ByteBuf;
 import io.softrdma.internal.rdmap.AtomicRequestCodec;
+import io.softrdma.internal.transport.ByteBufCopy;
 import io.softrdma.rdmap.AtomicOperation;
 import java.nio.ByteBuffer;
 import java.util.Collections;
@@ -23,6 +24,12 @@ final class DefaultMemoryRegion implements MemoryRegion {
     private final StagTable table;
     private final ByteBuf registered;
     private final ByteBuf view;
+    /**
+     * All of {@code registered} as one NIO buffer, used only with absolute operations (so by any thread), for
+     * copies that allocate nothing where Netty has no {@code sun.misc.Unsafe} (Java 25: {@link ByteBufCopy});
+     * {@code null} for memory in more than one piece.
+     */
+    private final ByteBuffer nio;
     private final int length;
     private final long baseTaggedOffset;
     private final Set<Access> access;
@@ -44,6 +51,7 @@ final class DefaultMemoryRegion implements MemoryRegion {
         this.registered = registered;
         this.length = registered.capacity();
         this.view = registered.slice(0, length);
+        this.nio = registered.nioBufferCount() == 1 ? registered.nioBuffer(0, length) : null;
         this.baseTaggedOffset = baseTaggedOffset;
         EnumSet<Access> copy = access.isEmpty() ? EnumSet.noneOf(Access.class) : EnumSet.copyOf(access);
         this.access = Collections.unmodifiableSet(copy);
@@ -102,6 +110,22 @@ final class DefaultMemoryRegion implements MemoryRegion {
     /** The registered buffer itself, for zero-copy slices and placement (index 0 = first octet). */
     ByteBuf memory() {
         return registered;
+    }
+
+    /**
+     * Copies {@code length} octets of {@code src}, a buffer of the caller's event loop, from {@code srcIndex} to
+     * the registered buffer's {@code index}: as {@code memory().setBytes}, allocating nothing on any JDK.
+     */
+    void place(int index, ByteBuf src, int srcIndex, int length) {
+        ByteBufCopy.place(src, srcIndex, registered, nio, index, length);
+    }
+
+    /**
+     * Appends {@code length} octets from the registered buffer's {@code index} to {@code dst}, a buffer of the
+     * caller's event loop: as {@code dst.writeBytes(memory(), index, length)}, allocating nothing on any JDK.
+     */
+    void appendTo(int index, ByteBuf dst, int length) {
+        ByteBufCopy.append(registered, nio, index, dst, length);
     }
 
     boolean localWrite() {

@@ -160,7 +160,7 @@ final class QueuePairReceiver {
                 return segmentError(taggedError(check), u, true, String.format("RDMA Write to STag 0x%08x TO 0x%x"
                         + " length %d: %s (RFC 5041 §7.2)", stag, to, payload, describe(check, region)));
             }
-            region.memory().setBytes(region.indexOf(to), u, base + TaggedHeaderCodec.LENGTH, payload);
+            region.place(region.indexOf(to), u, base + TaggedHeaderCodec.LENGTH, payload);
         }
         // A zero-length Write places nothing and is not checked, as Linux siw does: RFC 6581's
         // ready-to-receive message is a zero-length Write with an arbitrary STag.
@@ -220,8 +220,7 @@ final class QueuePairReceiver {
                 return segmentError(DdpError.TAGGED_INVALID_STAG, u, true, "the sink " + region
                         + " of the outstanding RDMA Read is no longer valid");
             }
-            region.memory().setBytes((int) (sink.offset() + read.received), u, base + TaggedHeaderCodec.LENGTH,
-                    payload);
+            region.place((int) (sink.offset() + read.received), u, base + TaggedHeaderCodec.LENGTH, payload);
         }
         read.received += payload;
         advanceTagged(RdmapOpcode.RDMA_READ_RESPONSE, stag, to + payload, last);
@@ -377,7 +376,7 @@ final class QueuePairReceiver {
                 return false;
             }
             int n = (int) Math.min(length, s.length() - skip);
-            region.memory().setBytes((int) (s.offset() + skip), from, index, n);
+            region.place((int) (s.offset() + skip), from, index, n);
             index += n;
             length -= n;
             skip = 0;

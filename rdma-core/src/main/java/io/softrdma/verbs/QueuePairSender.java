@@ -450,7 +450,7 @@ final class QueuePairSender {
             payload = Unpooled.EMPTY_BUFFER;
         } else if (copyReadResponses) {
             payload = ctx.alloc().directBuffer(n, n);
-            payload.writeBytes(r.source.memory(), r.source.indexOf(to), n);
+            r.source.appendTo(r.source.indexOf(to), payload, n);
         } else {
             payload = r.source.memory().retainedSlice(r.source.indexOf(to), n);
         }

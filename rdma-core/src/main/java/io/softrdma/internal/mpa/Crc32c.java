@@ -2,6 +2,7 @@ package io.softrdma.internal.mpa;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.CompositeByteBuf;
+import io.softrdma.internal.transport.ByteBufCopy;
 import java.nio.ByteBuffer;
 import java.util.zip.CRC32C;
 
@@ -62,7 +63,7 @@ public final class Crc32c {
         if (buf.hasArray()) {
             crc.update(buf.array(), buf.arrayOffset() + index, length);
         } else if (length <= COPY_LIMIT) {
-            buf.getBytes(index, scratch, 0, length);
+            ByteBufCopy.getBytes(buf, index, scratch, 0, length);
             crc.update(scratch, 0, length);
         } else if (buf instanceof CompositeByteBuf composite) {
             updateComposite(composite, index, length);

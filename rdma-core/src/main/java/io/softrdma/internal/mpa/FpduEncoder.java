@@ -6,6 +6,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.UnsupportedMessageTypeException;
 import io.netty.util.ReferenceCountUtil;
+import io.softrdma.internal.transport.ByteBufCopy;
 import io.softrdma.internal.transport.WriteBarrier;
 import io.softrdma.mpa.MpaException;
 import io.softrdma.mpa.MpaNegotiation;
@@ -306,7 +307,7 @@ public final class FpduEncoder extends ChannelDuplexHandler {
         }
         if (payloadLength <= COPY_LIMIT) {
             int n = prefixLength;
-            payload.getBytes(payload.readerIndex(), bytes, n, payloadLength);
+            ByteBufCopy.getBytes(payload, payload.readerIndex(), bytes, n, payloadLength);
             n += payloadLength;
             for (int i = 0; i < pad; i++) {
                 bytes[n++] = 0;

@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.util.AbstractReferenceCounted;
 import io.netty.util.internal.ObjectPool;
+import io.softrdma.internal.transport.ByteBufCopy;
 import java.util.Objects;
 
 /**
@@ -80,7 +81,11 @@ public final class GatheredUlpdu extends AbstractReferenceCounted {
             throw new IllegalArgumentException(length + " octets exceed the " + FpduEncoder.COPY_LIMIT
                     + " a payload may be copied in");
         }
-        header.writeBytes(source, index, length);
+        // Not header.writeBytes(source, ...): without Unsafe (Java 25) Netty makes a ByteBuffer view per copy.
+        header.ensureWritable(length);
+        int at = header.writerIndex();
+        ByteBufCopy.getBytes(source, index, header.array(), header.arrayOffset() + at, length);
+        header.writerIndex(at + length);
         appended += length;
     }
 
