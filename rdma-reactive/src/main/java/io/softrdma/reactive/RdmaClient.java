@@ -153,6 +153,16 @@ public final class RdmaClient {
         return with(config.session().withMetrics(Objects.requireNonNull(recorder, "recorder")));
     }
 
+    /**
+     * A receive buffer budget shared with other clients (and servers) it is given to ({@link ReceivePool}): the
+     * session registers {@link ReceivePool#DEDICATED_BUFFERS} receive buffers of its own and draws the others from
+     * the pool while its demand needs them. Null (the default): the session registers {@code receiveQueueDepth} ×
+     * inline size when it starts.
+     */
+    public RdmaClient receivePool(ReceivePool pool) {
+        return with(config.session().withReceivePool(pool));
+    }
+
     /** Further reactor-netty settings (loop resources, wiretap, metrics, TLS below MPA). */
     public RdmaClient tcpConfiguration(UnaryOperator<TcpClient> configure) {
         return with(Objects.requireNonNull(configure.apply(tcp), "the TcpClient configurer returned null"));

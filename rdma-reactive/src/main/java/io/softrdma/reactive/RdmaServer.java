@@ -96,7 +96,8 @@ public final class RdmaServer {
      */
     public static RdmaServer create() {
         TcpServer tcp = TcpOptions.apply(TcpServer.create().port(DEFAULT_PORT));
-        return new RdmaServer(tcp, new RdmaServerConfig(RdmaSessionConfig.defaults("reactive-server"),
+        return new RdmaServer(tcp, new RdmaServerConfig(RdmaSessionConfig.defaults("reactive-server")
+                .withReceivePool(ReceivePool.of(ReceivePool.DEFAULT_CAPACITY)),
                 request -> ACCEPT_ALL, RdmaSession::onDispose, StartupLimiter.DEFAULT_MAX_PENDING,
                 DEFAULT_MAX_SESSIONS));
     }
@@ -223,6 +224,17 @@ public final class RdmaServer {
      */
     public RdmaServer maxSessions(int max) {
         return with(config.withMaxSessions(max));
+    }
+
+    /**
+     * Where the sessions' receive buffers come from, beyond {@link ReceivePool#DEDICATED_BUFFERS} each: the role of
+     * a verbs shared receive queue, so that receive memory grows with traffic, not with sessions (docs/robustness.md,
+     * Memory). {@link #create()} gives each server a pool of {@link ReceivePool#DEFAULT_CAPACITY} (64 MiB) of its
+     * own; servers built from one builder share it. Null: each session registers {@code receiveQueueDepth} ×
+     * inline size of receive buffers when it starts (512 KiB by default), as before pools.
+     */
+    public RdmaServer receivePool(ReceivePool pool) {
+        return with(config.withSession(config.session().withReceivePool(pool)));
     }
 
     /** Further reactor-netty settings (loop resources, wiretap, metrics, TLS below MPA). */

@@ -36,15 +36,19 @@ public final class RdmaSessionConfig {
     private final RdmaMetricsRecorder metrics;
     /** The protocol on the sessions' queue pairs; null for SoftRDMA messaging with {@link #messaging}. */
     private final SessionProtocol protocol;
+    /** Where messaging sessions draw receive buffers beyond their dedicated few; null: each registers all its own. */
+    private final ReceivePool receivePool;
 
     RdmaSessionConfig(RdmaDevice device, MpaSettings mpa, UnaryOperator<QueuePairConfig> queuePair,
             MessagingOptions messaging, RdmaMetricsRecorder metrics) {
-        this(device, mpa, queuePair, messaging, metrics, null);
+        this(device, mpa, queuePair, messaging, metrics, null, null);
     }
 
     private RdmaSessionConfig(RdmaDevice device, MpaSettings mpa, UnaryOperator<QueuePairConfig> queuePair,
-            MessagingOptions messaging, RdmaMetricsRecorder metrics, SessionProtocol protocol) {
+            MessagingOptions messaging, RdmaMetricsRecorder metrics, SessionProtocol protocol,
+            ReceivePool receivePool) {
         this.protocol = protocol;
+        this.receivePool = receivePool;
         this.device = Objects.requireNonNull(device, "device");
         this.mpa = Objects.requireNonNull(mpa, "mpa");
         this.queuePair = Objects.requireNonNull(queuePair, "queuePair");
@@ -84,27 +88,40 @@ public final class RdmaSessionConfig {
     }
 
     RdmaSessionConfig withMpa(MpaSettings mpa) {
-        return new RdmaSessionConfig(device, mpa, queuePair, messaging, metrics, protocol);
+        return new RdmaSessionConfig(device, mpa, queuePair, messaging, metrics, protocol, receivePool);
     }
 
     RdmaSessionConfig withQueuePair(UnaryOperator<QueuePairConfig> queuePair) {
-        return new RdmaSessionConfig(device, mpa, queuePair, messaging, metrics, protocol);
+        return new RdmaSessionConfig(device, mpa, queuePair, messaging, metrics, protocol, receivePool);
     }
 
     RdmaSessionConfig withMessaging(MessagingOptions messaging) {
-        return new RdmaSessionConfig(device, mpa, queuePair, messaging, metrics, protocol);
+        return new RdmaSessionConfig(device, mpa, queuePair, messaging, metrics, protocol, receivePool);
     }
 
     RdmaSessionConfig withMetrics(RdmaMetricsRecorder metrics) {
-        return new RdmaSessionConfig(device, mpa, queuePair, messaging, metrics, protocol);
+        return new RdmaSessionConfig(device, mpa, queuePair, messaging, metrics, protocol, receivePool);
+    }
+
+    RdmaSessionConfig withReceivePool(ReceivePool receivePool) {
+        return new RdmaSessionConfig(device, mpa, queuePair, messaging, metrics, protocol, receivePool);
+    }
+
+    /**
+     * The budget messaging sessions draw their receive buffers from beyond {@link ReceivePool#DEDICATED_BUFFERS}
+     * each ({@link ReceivePool}), or null: each session registers {@code receiveQueueDepth} buffers of its own when
+     * it starts (a client's default).
+     */
+    public ReceivePool receivePool() {
+        return receivePool;
     }
 
     RdmaSessionConfig withProtocol(SessionProtocol protocol) {
-        return new RdmaSessionConfig(device, mpa, queuePair, messaging, metrics, protocol);
+        return new RdmaSessionConfig(device, mpa, queuePair, messaging, metrics, protocol, receivePool);
     }
 
     RdmaSessionConfig withDevice(RdmaDevice device) {
-        return new RdmaSessionConfig(device, mpa, queuePair, messaging, metrics, protocol);
+        return new RdmaSessionConfig(device, mpa, queuePair, messaging, metrics, protocol, receivePool);
     }
 
     /**
@@ -112,7 +129,7 @@ public final class RdmaSessionConfig {
      * another was set (RPC-over-RDMA, for instance).
      */
     public SessionProtocol protocol() {
-        return protocol != null ? protocol : new MessagingProtocol(messaging);
+        return protocol != null ? protocol : new MessagingProtocol(messaging, receivePool);
     }
 
     /**
@@ -126,6 +143,6 @@ public final class RdmaSessionConfig {
     @Override
     public String toString() {
         return "RdmaSessionConfig[device=" + device + ", mpa=" + mpa + ", protocol=" + protocol().name()
-                + ", messaging=" + messaging + ", metrics=" + metrics + "]";
+                + ", messaging=" + messaging + ", receivePool=" + receivePool + ", metrics=" + metrics + "]";
     }
 }

@@ -5,6 +5,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.EventLoop;
 import io.softrdma.reactive.MessagingOptions;
 import io.softrdma.reactive.RdmaMetricsRecorder;
+import io.softrdma.reactive.ReceivePool;
 import io.softrdma.reactive.SessionStatistics;
 import io.softrdma.reactive.spi.SessionProtocol;
 import io.softrdma.cm.RdmaConnection;
@@ -45,7 +46,8 @@ import reactor.core.publisher.MonoSink;
  * together.
  *
  * <p>Memory: {@code receiveQueueDepth} receive slots and half the send queue in send slots, of {@code inlineSize}
- * octets each, registered once. A received message is handed on as a view of its slot: the queue pair's placement
+ * octets each, registered once — or, with a {@link ReceivePool}, {@link ReceivePool#DEDICATED_BUFFERS} receive slots
+ * registered once and the others backed from the pool only while posted or holding a message. A received message is handed on as a view of its slot: the queue pair's placement
  * is the only copy. A message sent is copied once into a send slot (as RFC 8166 §3.3's inline path does).
  *
  * <p>Thread safety: the event loop only, but for the methods that say otherwise.
@@ -66,12 +68,26 @@ public final class MessagingEngine implements SessionProtocol.Engine {
     private final Set<StreamSender> senders = new HashSet<>();
     private Throwable ended;
     private RdmaMetricsRecorder recorder = RdmaMetricsRecorder.NONE;
+    /** Whether receive buffers beyond the dedicated few come from a shared pool, and so follow traffic. */
+    private final boolean pooled;
+    private final int receiveDepth;
+    /**
+     * With a pool: the receive buffers this session keeps posted or holding a message at most. It starts at
+     * {@link ReceivePool#DEDICATED_BUFFERS}, grows by one with each data message received (as TCP's slow start grows
+     * its window by one per acknowledgement: doubling every round trip while the peer keeps the credits busy), up to
+     * the receive queue depth, and falls back to the start when a message arrives after {@link #QUIET_NANOS} without
+     * one. Credits are granted only for buffers posted, so it caps what an idle session holds.
+     */
+    private int target;
+    private long lastArrival;
+    /** A pause in traffic after which a session's receive buffers start small again. */
+    static final long QUIET_NANOS = 200_000_000L;
 
     /**
      * Registers the session's receive and send slots and posts the reserve of receive buffers: each side must have
      * them posted before the connection is established (RFC 5040 §5.3, docs/protocol.md).
      */
-    MessagingEngine(SessionProtocol.Context context, MessagingOptions options) {
+    MessagingEngine(SessionProtocol.Context context, MessagingOptions options, ReceivePool pool) {
         ProtectionDomain pd = context.protectionDomain();
         QueuePair qp = context.queuePair();
         EventLoop loop = context.eventLoop();
@@ -80,8 +96,11 @@ public final class MessagingEngine implements SessionProtocol.Engine {
         this.options = options;
         int receiveDepth = qp.config().receiveQueueDepth();
         int sendDepth = qp.config().sendQueueDepth();
+        this.pooled = pool != null;
+        this.receiveDepth = Math.min(receiveDepth, CreditWindow.MAX_RECEIVE_QUEUE_DEPTH);
+        this.target = Math.min(this.receiveDepth, ReceivePool.DEDICATED_BUFFERS);
         this.window = new CreditWindow(Math.min(receiveDepth, CreditWindow.MAX_RECEIVE_QUEUE_DEPTH));
-        this.slots = new ReceiveSlots(pd, qp, loop, receiveDepth, options.inlineSize());
+        this.slots = new ReceiveSlots(pd, qp, loop, receiveDepth, options.inlineSize(), pool);
         this.slots.owner(new Receiver(this, slots, window, options.maxMessageSize()));
         this.transmitter = new Transmitter(this, pd, qp, context, window, SendQueueShares.messageSends(sendDepth),
                 options.inlineSize(), options.sendWindow());
@@ -159,9 +178,28 @@ public final class MessagingEngine implements SessionProtocol.Engine {
 
     /** Posts as many receive buffers as the credit window wants and the free slots allow. */
     void postReceives() {
-        int posted = slots.post(window.buffersToPost());
+        int wanted = window.buffersToPost();
+        if (pooled) {
+            wanted = Math.min(wanted, Math.max(0, target - window.postedBuffers() - window.heldBuffers()));
+        }
+        int posted = slots.post(wanted);
         if (posted > 0) {
             window.posted(posted);
+        }
+    }
+
+    /** A data message (or BATCH) arrived: with a pool, the session's receive buffers grow with the traffic. */
+    void dataArrived() {
+        if (!pooled) {
+            return;
+        }
+        long now = System.nanoTime();
+        if (now - lastArrival > QUIET_NANOS) {
+            target = Math.min(receiveDepth, ReceivePool.DEDICATED_BUFFERS);
+        }
+        lastArrival = now;
+        if (target < receiveDepth) {
+            target++;
         }
     }
 
@@ -261,7 +299,8 @@ public final class MessagingEngine implements SessionProtocol.Engine {
 
     @Override
     public String toString() {
-        return "Messaging{" + window + ", " + transmitter + ", free receives " + slots.free() + ", held data "
+        return "Messaging{" + window + ", " + transmitter + ", free receives " + slots.free() + ", pooled receives "
+                + slots.borrowed() + ", held data "
                 + inbound.buffered() + ", held requests " + responder.waiting() + ", requests " + requests.waiting()
                 + ", receiver demand " + inbound.demand() + "}";
     }
@@ -273,6 +312,7 @@ public final class MessagingEngine implements SessionProtocol.Engine {
             return;
         }
         ended = cause;
+        slots.close();
         transmitter.end();
         for (StreamSender s : new ArrayList<>(senders)) {
             s.fail(cause);

@@ -2,6 +2,7 @@ package io.softrdma.reactive.internal;
 
 import io.softrdma.cm.RpcRdmaPrivateData;
 import io.softrdma.reactive.MessagingOptions;
+import io.softrdma.reactive.ReceivePool;
 import io.softrdma.reactive.spi.SessionProtocol;
 import java.util.Arrays;
 
@@ -11,9 +12,15 @@ import java.util.Arrays;
  * <p>Thread safety: immutable.
  *
  * @param options sizes and remote invalidation
- * @param operations where the engine files its Sends and Reads: the session's table (set per connection)
+ * @param receivePool the budget the sessions' receive buffers beyond their dedicated few are drawn from, or null
+ *     for every session to register all of its receive buffers when it starts
  */
-public record MessagingProtocol(MessagingOptions options) implements SessionProtocol {
+public record MessagingProtocol(MessagingOptions options, ReceivePool receivePool) implements SessionProtocol {
+    /** Messaging with {@code options}, each session registering all its receive buffers when it starts. */
+    public MessagingProtocol(MessagingOptions options) {
+        this(options, null);
+    }
+
     @Override
     public String name() {
         return "SoftRDMA messaging";
@@ -31,6 +38,6 @@ public record MessagingProtocol(MessagingOptions options) implements SessionProt
 
     @Override
     public Engine start(Context context) {
-        return new MessagingEngine(context, options);
+        return new MessagingEngine(context, options, receivePool);
     }
 }

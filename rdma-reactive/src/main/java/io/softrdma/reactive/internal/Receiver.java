@@ -33,7 +33,7 @@ final class Receiver implements ReceiveSlots.Owner {
 
     @Override
     public void received(ReceiveSlots.Slot slot, WorkCompletion completion) {
-        ByteBuf memory = slots.memory();
+        ByteBuf memory = slot.memory();
         int offset = slot.offset();
         MessageType type;
         try {
@@ -45,6 +45,9 @@ final class Receiver implements ReceiveSlots.Owner {
         }
         window.grant(MessageHeader.credits(memory, offset));
         window.received(type, type == MessageType.BATCH ? MessageHeader.correlationId(memory, offset) : 1);
+        if (!type.isControl()) {
+            engine.dataArrived();
+        }
         int correlationId = MessageHeader.correlationId(memory, offset);
         if (slot.invalidatedStag() != 0) {
             // RFC 8797 §4.1: the peer's Send with Invalidate released a region this side lent.
@@ -102,7 +105,7 @@ final class Receiver implements ReceiveSlots.Owner {
      * rest ride along in it.
      */
     private void batch(ReceiveSlots.Slot slot, int count) {
-        ByteBuf memory = slots.memory();
+        ByteBuf memory = slot.memory();
         int base = slot.offset();
         ByteBuf view = slot.view(MessageHeader.LENGTH, slot.length());
         if (count > 1) {

@@ -10,6 +10,7 @@ import io.softrdma.verbs.ReceiveWorkRequest;
 import io.softrdma.verbs.ScatterGatherEntry;
 import io.softrdma.verbs.WorkCompletion;
 import io.softrdma.verbs.WorkCompletionStatus;
+import io.softrdma.reactive.ReceivePool;
 import java.util.ArrayDeque;
 
 /**
@@ -21,6 +22,12 @@ import java.util.ArrayDeque;
  * returns the slot, and the owner hears of it ({@link Owner#returned}) to post it again and grant credit. Each slot
  * posts the same work request every time (its id is {@link #RECEIVE_TAG} and the slot's index), so reposting
  * allocates nothing.
+ *
+ * <p>With a {@link ReceivePool} (a server's sessions share one, as a verbs shared receive queue), only the first
+ * {@link ReceivePool#DEDICATED_BUFFERS} slots are carved from the arena; each further slot gets a registered buffer
+ * of its own from the pool just before it is posted (so the credit for it always has a buffer), and gives it back
+ * as soon as it is free and not posted again at once — memory follows demand, not the receive queue's depth. When
+ * the pool is spent, fewer slots are posted and the owner hears {@link Owner#returned} once a buffer comes back.
  *
  * <p>Thread safety: the event loop only, but for releasing a view, which hands over to the loop.
  */
@@ -41,16 +48,28 @@ public final class ReceiveSlots {
             throw new IllegalStateException("Immediate Data arrived where none was agreed to");
         }
 
-        /** A view was released and its slot is free: post again if wanted. */
+        /** A view was released and its slot is free, or the pool has a buffer again: post again if wanted. */
         void returned();
     }
 
+    private final ProtectionDomain pd;
     private final QueuePair qp;
     private final EventLoop loop;
     private final MemoryRegion arena;
     private final int slotSize;
     private final Slot[] slots;
+    /** Slots with memory, not posted: the dedicated ones, and pooled ones until {@link #post} gives them back. */
     private final ArrayDeque<Slot> free = new ArrayDeque<>();
+    /** Pooled slots without memory. */
+    private final ArrayDeque<Slot> unbacked = new ArrayDeque<>();
+    private final ReceivePool pool;
+    private final Runnable wake;
+    /** Pooled slots with a buffer of the pool's: posted, holding a message, or free. */
+    private int borrowed;
+    private boolean waitingForPool;
+    /** Set while a wake-up from the pool is handled: this session may draw although others wait. */
+    private boolean woken;
+    private boolean closed;
     private Owner owner;
 
     /**
@@ -60,15 +79,29 @@ public final class ReceiveSlots {
      * @param slotSize octets each: the largest Send this side takes
      */
     public ReceiveSlots(ProtectionDomain pd, QueuePair qp, EventLoop loop, int count, int slotSize) {
+        this(pd, qp, loop, count, slotSize, null);
+    }
+
+    /**
+     * As {@link #ReceiveSlots(ProtectionDomain, QueuePair, EventLoop, int, int)}, with the slots beyond
+     * {@link ReceivePool#DEDICATED_BUFFERS} backed from {@code pool} only while they are posted or hold a message.
+     *
+     * @param pool the shared budget, or null for every slot carved from the arena up front
+     */
+    public ReceiveSlots(ProtectionDomain pd, QueuePair qp, EventLoop loop, int count, int slotSize, ReceivePool pool) {
+        this.pd = pd;
         this.qp = qp;
         this.loop = loop;
         this.slotSize = slotSize;
-        this.arena = pd.allocate(Math.multiplyExact(count, slotSize), Access.of(Access.LOCAL_WRITE));
+        this.pool = pool;
+        int dedicated = pool == null ? count : Math.min(count, ReceivePool.DEDICATED_BUFFERS);
+        this.arena = pd.allocate(Math.multiplyExact(dedicated, slotSize), Access.of(Access.LOCAL_WRITE));
         this.slots = new Slot[count];
         for (int i = 0; i < count; i++) {
-            slots[i] = new Slot(i);
-            free.add(slots[i]);
+            slots[i] = new Slot(i, i < dedicated);
+            (i < dedicated ? free : unbacked).add(slots[i]);
         }
+        this.wake = pool == null ? null : () -> loop.execute(this::woken);
     }
 
     /** Sets who receives; before the first post. */
@@ -81,9 +114,14 @@ public final class ReceiveSlots {
         return (wrId & RECEIVE_TAG) != 0;
     }
 
-    /** Slots free to post. */
+    /** Slots free to post without drawing on the pool. */
     public int free() {
         return free.size();
+    }
+
+    /** Pooled slots holding a buffer of the pool's now (posted, holding a message, or about to be given back). */
+    public int borrowed() {
+        return borrowed;
     }
 
     /** Octets per slot. */
@@ -91,28 +129,132 @@ public final class ReceiveSlots {
         return slotSize;
     }
 
-    /** The registered memory all slots share; {@link Slot#offset()} says where each starts. */
+    /**
+     * The registered memory the dedicated slots share; {@link Slot#offset()} says where each starts. Without a pool
+     * every slot is dedicated; with one, read a slot through {@link Slot#memory()}.
+     */
     public ByteBuf memory() {
         return arena.buffer();
     }
 
     /**
-     * Posts up to {@code max} free slots; returns how many went (fewer if the queue pair refuses, as while it
-     * closes).
+     * Posts up to {@code max} slots, drawing buffers from the pool when the free ones run out; returns how many went
+     * (fewer if the pool is spent, or the queue pair refuses, as while it closes). Pooled slots left free go back
+     * to the pool.
      */
     public int post(int max) {
-        int n = Math.min(max, free.size());
+        if (closed) {
+            return 0;
+        }
+        // While sessions wait for the pool, one that was not woken for it keeps to its dedicated buffers and gives
+        // each pooled one back as it comes free: the buffers go round the waiters in turn.
+        boolean share = pool != null && pool.contended() && !woken;
         int posted = 0;
-        for (; posted < n; posted++) {
+        while (posted < max) {
             Slot slot = free.poll();
+            if (slot != null && share && !slot.dedicated) {
+                giveBack(slot);
+                continue;
+            }
+            if (slot == null) {
+                slot = share ? null : borrow();
+                if (slot == null) {
+                    if (share && !unbacked.isEmpty() && !waitingForPool) {
+                        waitingForPool = true;
+                        pool.await(wake, slotSize);
+                    }
+                    break;
+                }
+            }
             try {
                 qp.postReceive(slot.request);
             } catch (RuntimeException e) {
-                free.add(slot);
+                free.addFirst(slot);
                 break;
             }
+            posted++;
+        }
+        if (pool != null) {
+            giveBackFree();
         }
         return posted;
+    }
+
+    /** A pooled slot with a fresh buffer from the pool, or null if the pool is spent (then it wakes this later). */
+    private Slot borrow() {
+        if (pool == null || unbacked.isEmpty()) {
+            return null;
+        }
+        if (!pool.tryAcquire(slotSize)) {
+            if (!waitingForPool) {
+                waitingForPool = true;
+                pool.await(wake, slotSize);
+            }
+            return null;
+        }
+        MemoryRegion buffer;
+        try {
+            buffer = pd.allocate(slotSize, Access.of(Access.LOCAL_WRITE));
+        } catch (RuntimeException e) {
+            pool.release(slotSize);
+            throw e;
+        }
+        Slot slot = unbacked.poll();
+        slot.back(buffer);
+        borrowed++;
+        return slot;
+    }
+
+    /** Gives the buffers of free pooled slots back to the pool: they are not needed now. */
+    private void giveBackFree() {
+        for (int n = free.size(); n > 0; n--) {
+            Slot slot = free.poll();
+            if (slot.dedicated) {
+                free.add(slot);
+            } else {
+                giveBack(slot);
+            }
+        }
+    }
+
+    private void giveBack(Slot slot) {
+        slot.unback();
+        unbacked.add(slot);
+        borrowed--;
+        pool.release(slotSize);
+    }
+
+    /** The pool has a buffer again (on the loop): the owner posts if it still wants to, or the wake-up passes on. */
+    private void woken() {
+        waitingForPool = false;
+        int before = borrowed;
+        if (!closed) {
+            woken = true;
+            try {
+                owner.returned();
+            } finally {
+                woken = false;
+            }
+        }
+        if (borrowed <= before && !waitingForPool) {
+            pool.wakeNext();
+        }
+    }
+
+    /**
+     * The session ended: the pool gets back every buffer lent to it now (the protection domain's close releases the
+     * memory), and nothing is posted any more. Idempotent.
+     */
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        if (pool != null) {
+            for (; borrowed > 0; borrowed--) {
+                pool.release(slotSize);
+            }
+        }
     }
 
     /** A receive completed: its slot goes to the owner, or back to the free list if flushed. */
@@ -136,23 +278,56 @@ public final class ReceiveSlots {
     /** One receive buffer. */
     public final class Slot {
         private final int index;
-        private final SlotBuffer view;
-        private final ReceiveWorkRequest request;
+        private final boolean dedicated;
         private final Runnable returnedOnLoop = this::returned;
+        /** Where the slot's octets are: the arena, or (pooled) a buffer of its own while it has one. */
+        private ByteBuf memory;
+        private int offset;
+        private SlotBuffer view;
+        private ReceiveWorkRequest request;
+        private MemoryRegion own;
         private int length;
         private int invalidatedStag;
 
-        Slot(int index) {
+        Slot(int index, boolean dedicated) {
             this.index = index;
-            this.view = new SlotBuffer(arena.buffer().alloc(), arena.buffer().nioBuffer(index * slotSize, slotSize),
-                    this::onReleased);
-            this.request = ReceiveWorkRequest.of(RECEIVE_TAG | index, new ScatterGatherEntry(arena,
-                    (long) index * slotSize, slotSize));
+            this.dedicated = dedicated;
+            if (dedicated) {
+                attach(arena, index * slotSize);
+            }
         }
 
-        /** Where the slot starts in {@link ReceiveSlots#memory()}. */
+        private void attach(MemoryRegion region, int at) {
+            this.memory = region.buffer();
+            this.offset = at;
+            this.view = new SlotBuffer(memory.alloc(), memory.nioBuffer(at, slotSize), this::onReleased);
+            this.request = ReceiveWorkRequest.of(RECEIVE_TAG | index, new ScatterGatherEntry(region, at, slotSize));
+        }
+
+        /** A pooled slot gets a buffer of its own. */
+        void back(MemoryRegion buffer) {
+            own = buffer;
+            attach(buffer, 0);
+        }
+
+        /** A pooled slot gives its buffer up (deregistered, its memory released). */
+        void unback() {
+            MemoryRegion r = own;
+            own = null;
+            memory = null;
+            view = null;
+            request = null;
+            r.close();
+        }
+
+        /** The registered memory the slot is in: {@link ReceiveSlots#memory()} for a dedicated slot. */
+        public ByteBuf memory() {
+            return memory;
+        }
+
+        /** Where the slot starts in {@link #memory()}. */
         public int offset() {
-            return index * slotSize;
+            return offset;
         }
 
         /** Octets the Send placed. */

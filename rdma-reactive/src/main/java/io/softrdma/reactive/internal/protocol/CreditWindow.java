@@ -498,6 +498,15 @@ public final class CreditWindow {
     }
 
     /**
+     * Buffers holding data messages none of which was delivered yet (a BATCH's several messages share one).
+     *
+     * @return buffers held
+     */
+    public int heldBuffers() {
+        return heldBuffers;
+    }
+
+    /**
      * Posted buffers the peer has not been granted yet; the next header carries them.
      *
      * @return ungranted credits
