@@ -27,10 +27,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * ({@code --server --port P}, {@code --connect HOST:PORT}).
  */
 public final class PerfMain {
-    private static final String SERVER_THREADS = "rdma-server";
-    private static final String CLIENT_THREADS = "rdma-client";
+    static final String SERVER_THREADS = "rdma-server";
+    static final String CLIENT_THREADS = "rdma-client";
     /** Most of the path is compiled during the first test's warm-up, so that one lasts longer. */
-    private static final int FIRST_WARMUP_FACTOR = 3;
+    static final int FIRST_WARMUP_FACTOR = 3;
     /** Round trips before latencies are recorded. */
     private static final int LATENCY_WARMUP = 2_000;
     /** The size of the request that stands for a Read Request in the TCP reference (RFC 5040 §4.4: 28). */
@@ -83,10 +83,12 @@ public final class PerfMain {
         ByteBuf payload = PooledByteBufAllocator.DEFAULT.directBuffer(Math.max(largest, 16));
         payload.writeZero(payload.capacity());
         try {
-            if (!options.tests().isEmpty()) {
+            if (!options.connections().isEmpty()) {
+                ConnectionScale.run(options, mpa, payload, out, results);
+            } else if (!options.tests().isEmpty()) {
                 runVerbs(options, mpa, payload, out, results);
             }
-            if (!options.reactiveTests().isEmpty()) {
+            if (!options.reactiveTests().isEmpty() && options.connections().isEmpty()) {
                 runReactive(options, payload, out, results);
             }
             if (!options.rsocketModels().isEmpty()) {
@@ -97,7 +99,7 @@ public final class PerfMain {
         }
         if (!options.json()) {
             ResultPrinter.printTable(out, results, options);
-        } else if (!options.reactiveTests().isEmpty()) {
+        } else if (!options.reactiveTests().isEmpty() && options.connections().isEmpty()) {
             ResultPrinter.printReactiveRatiosJson(out, results);
         } else if (!options.rsocketModels().isEmpty()) {
             ResultPrinter.printRsocketRatiosJson(out, results);
@@ -303,7 +305,7 @@ public final class PerfMain {
         return r;
     }
 
-    private static void shutdown(ConnectionManager cm) {
+    static void shutdown(ConnectionManager cm) {
         if (cm != null) {
             cm.eventLoopGroup().shutdownGracefully(0, 2, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly();
         }
@@ -409,7 +411,7 @@ public final class PerfMain {
         return result("tcp-" + test.wireName(), size, bw, rtts, usage, check);
     }
 
-    private static PerfResult print(PrintStream out, PerfOptions options, PerfResult r) {
+    static PerfResult print(PrintStream out, PerfOptions options, PerfResult r) {
         if (options.json()) {
             ResultPrinter.printJson(out, r, options);
         }
@@ -420,7 +422,7 @@ public final class PerfMain {
         return options.progress() && !options.json();
     }
 
-    private static Budget bandwidthBudget(PerfOptions options) {
+    static Budget bandwidthBudget(PerfOptions options) {
         return options.iterations() > 0 ? Budget.of(options.iterations()) : Budget.of(options.duration());
     }
 

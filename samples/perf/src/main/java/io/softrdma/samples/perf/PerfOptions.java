@@ -41,12 +41,17 @@ import picocli.CommandLine.Option;
  * @param rsocketModels the RSocket interaction models to run with {@code --api rsocket}; empty otherwise
  * @param messaging SoftRDMA's messaging options for {@code --api rsocket}: the transport's defaults unless
  *     {@code --inline} or {@code --send-window} change them
+ * @param connections with {@code --connections}: each number of client connections to run against one server
+ *     ({@link ConnectionScale}); empty otherwise
+ * @param receivePool with {@code --connections} and the reactive API: the receive pool's octets for the server and,
+ *     another of the same size, the clients; 0 for none (every session registers all its receive buffers); -1 for
+ *     the library's default (a server's pool of 64 MiB, clients none)
  */
 record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Duration duration, Duration warmup,
         double rate, boolean crc, boolean markers, int mpaRevision, int port, boolean server, String connect,
         boolean json, boolean progress,
         boolean baseline, RdmaTransport transport, Api api, List<ReactiveTest> reactiveTests,
-        List<RsocketModel> rsocketModels, MessagingOptions messaging) {
+        List<RsocketModel> rsocketModels, MessagingOptions messaging, List<Integer> connections, long receivePool) {
 
     /** Which API a run measures. */
     enum Api {
@@ -178,6 +183,17 @@ record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Durat
                 + " SoftRDMA's send keeps requested and not yet sent, K/M suffixes allowed (default: the"
                 + " transport's, 1M)")
         String sendWindow;
+        @Option(names = "--connections", paramLabel = "N[,N...]", description = "N client connections at once against"
+                + " one server (one event loop each side), for each N given, up to " + MAX_CONNECTIONS + ": bandwidth"
+                + " only, the verbs send and read (and write) rows, the reactive send and request rows; reports the"
+                + " aggregate and per-connection msgs/s and the memory per connection, idle and busy (default test:"
+                + " send,read; size: 64)")
+        String connections;
+        @Option(names = "--receive-pool", paramLabel = "N|off", description = "with --connections and --api reactive:"
+                + " the receive pool the server's sessions share, and another the clients share, in octets (K/M"
+                + " suffixes), or off: each session registers receive-queue-depth x inline size (default: the"
+                + " library's, 64M for the server, none for clients)")
+        String receivePool;
         @Option(names = "--json", description = "one JSON object per line instead of a table")
         boolean json;
         @Option(names = "--no-progress", description = "no progress line, even on a terminal")
@@ -187,7 +203,8 @@ record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Durat
 
         PerfOptions build() {
             Api api = parseApi(this.api);
-            List<Integer> sizes = size != null ? parseSizes(size)
+            List<Integer> connections = this.connections == null ? List.of() : parseConnections(this.connections);
+            List<Integer> sizes = size != null ? parseSizes(size) : !connections.isEmpty() ? List.of(64)
                     : api == Api.RSOCKET ? List.of(64, 4096, 1024 * 1024) : List.of(64, 4096, 65536);
             long iterations = this.iterations == null ? 0 : parsePositive(this.iterations, "--iterations");
             Duration duration = this.duration == null ? Duration.ofSeconds(2)
@@ -200,8 +217,11 @@ record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Durat
             Integer port = this.port == null ? null : parsePort(this.port);
             String connect = this.connect == null ? null : parseHostPort(this.connect);
             RdmaTransport transport = this.transport == null ? RdmaTransport.best() : parseTransport(this.transport);
+            String test = !connections.isEmpty() && this.test.equals("all") ? "send,read" : this.test;
             List<Test> tests = api.verbs() ? parseTests(test, api) : List.of();
-            List<ReactiveTest> reactiveTests = api.reactive() ? parseReactiveTests(test, api) : List.of();
+            List<ReactiveTest> reactiveTests = api.reactive()
+                    ? parseReactiveTests(!connections.isEmpty() && this.test.equals("all") ? "send,request" : test, api)
+                    : List.of();
             List<RsocketModel> rsocketModels = api == Api.RSOCKET ? parseRsocketModels(test) : List.of();
             if (tests.isEmpty() && reactiveTests.isEmpty() && rsocketModels.isEmpty()) {
                 throw new IllegalArgumentException("--test " + test + " has nothing to run with --api "
@@ -236,12 +256,81 @@ record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Durat
                     messaging = messaging.withSendWindow(messaging.sendWindow(), parseSendWindow(sendWindow));
                 }
             }
+            long receivePool = this.receivePool == null ? -1 : parseReceivePool(this.receivePool);
+            if (!connections.isEmpty()) {
+                checkConnections(api, tests, reactiveTests, connect, receivePool);
+            } else if (this.receivePool != null) {
+                throw new IllegalArgumentException("--receive-pool sizes the reactive sessions of --connections: add"
+                        + " --connections N --api reactive");
+            }
             // A separate server cannot run the raw TCP reference: there is nothing to compare in this process.
-            boolean withBaseline = !noBaseline && connect == null;
+            // Nor does a connection-scaling run: its rows are about the server, next to its own single connection.
+            boolean withBaseline = !noBaseline && connect == null && connections.isEmpty();
             return new PerfOptions(tests, sizes, iterations, duration, warmup, rate, crc, markers, mpaRevision,
                     port == null ? 0 : port, server, connect, json, !noProgress, withBaseline, transport, api,
-                    reactiveTests, rsocketModels, messaging);
+                    reactiveTests, rsocketModels, messaging, connections, receivePool);
         }
+
+        /** What a connection-scaling run can measure: bandwidth of Write, Read and Send, reactive send and request. */
+        private void checkConnections(Api api, List<Test> tests, List<ReactiveTest> reactiveTests, String connect,
+                long receivePool) {
+            if (server) {
+                throw new IllegalArgumentException("--connections is the client's: a --server serves any number");
+            }
+            if (api == Api.RSOCKET) {
+                throw new IllegalArgumentException("--connections measures the verbs and the reactive API: use --api"
+                        + " verbs, reactive or all");
+            }
+            if (tests.stream().anyMatch(Test::atomic) || reactiveTests.contains(ReactiveTest.ATOMIC)) {
+                throw new IllegalArgumentException("--connections runs write, read and send (reactive: send,"
+                        + " request); the atomics are measured on one connection: drop atomic from --test");
+            }
+            if (connect != null && !reactiveTests.isEmpty()) {
+                throw new IllegalArgumentException("--connections with --connect runs the verbs only: add --api"
+                        + " verbs");
+            }
+            if (receivePool >= 0 && reactiveTests.isEmpty()) {
+                throw new IllegalArgumentException("--receive-pool sizes the reactive sessions: add --api reactive"
+                        + " (or all)");
+            }
+            if (iterations != null) {
+                throw new IllegalArgumentException("--connections runs for --duration (each connection as many"
+                        + " operations as it can): drop --iterations");
+            }
+        }
+    }
+
+    /** The most connections {@code --connections} opens: each is a socket on both ends, in one process. */
+    static final int MAX_CONNECTIONS = 4096;
+
+    private static List<Integer> parseConnections(String v) {
+        List<Integer> out = new ArrayList<>();
+        for (String s : v.split(",")) {
+            int n;
+            try {
+                n = Integer.parseInt(s.trim());
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("--connections " + s + " is not a number of connections"
+                        + " (example: 1,64,1024)");
+            }
+            if (n < 1 || n > MAX_CONNECTIONS) {
+                throw new IllegalArgumentException("--connections " + n + " must be 1 to " + MAX_CONNECTIONS);
+            }
+            add(out, n);
+        }
+        return out;
+    }
+
+    private static long parseReceivePool(String v) {
+        if (v.equals("off")) {
+            return 0;
+        }
+        long n = parseOctets(v, "--receive-pool");
+        if (n < 1024) {
+            throw new IllegalArgumentException("--receive-pool " + v + " must be at least 1K (one receive buffer), or"
+                    + " off");
+        }
+        return n;
     }
 
     private static Api parseApi(String v) {

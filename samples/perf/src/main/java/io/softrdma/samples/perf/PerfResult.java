@@ -18,8 +18,17 @@ package io.softrdma.samples.perf;
  *     operation in the bandwidth phase, including Netty's own; NaN when not measurable
  * @param check what the row verified of its result ({@link WordCheck}: the atomic word after each phase),
  *     or null when it verifies nothing
+ * @param scale with {@code --connections}: how many, and the memory per connection ({@code messagesPerSecond} is
+ *     then the aggregate of all of them); null otherwise
  */
 record PerfResult(String test, int size, long iterations, double mibPerSecond, double messagesPerSecond,
         double p50Micros, double p99Micros, double clientCpu, double serverCpu, double allocatedPerOperation,
-        String check) {
+        String check, ConnectionScale.Scale scale) {
+    /** A row of one connection. */
+    PerfResult(String test, int size, long iterations, double mibPerSecond, double messagesPerSecond,
+            double p50Micros, double p99Micros, double clientCpu, double serverCpu, double allocatedPerOperation,
+            String check) {
+        this(test, size, iterations, mibPerSecond, messagesPerSecond, p50Micros, p99Micros, clientCpu, serverCpu,
+                allocatedPerOperation, check, null);
+    }
 }

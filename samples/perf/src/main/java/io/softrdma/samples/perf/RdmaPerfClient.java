@@ -117,8 +117,19 @@ final class RdmaPerfClient {
         }
     }
 
-    private Session open(Test test, Phase phase, int size) throws Exception {
+    /** A connection to the server prepared for {@code test} in {@code phase}; the caller closes it. */
+    Session open(Test test, Phase phase, int size) throws Exception {
         return new Session(this, test, phase, size);
+    }
+
+    /**
+     * Starts a bandwidth run on {@code s}, a session {@link #open opened} for {@code test} and {@code size}, without
+     * waiting for it ({@link ConnectionScale} runs one on each of many sessions at once): completes with the
+     * operations it completed and its nanoseconds.
+     */
+    CompletableFuture<Measured> startBandwidth(Session s, Test test, int size, Budget budget, AtomicLong progress) {
+        BandwidthRun run = new BandwidthRun(s, test, size, budget, rate, progress);
+        return s.start(run).thenApply(nanos -> new Measured(run.iterations, nanos));
     }
 
     /**
@@ -202,10 +213,16 @@ final class RdmaPerfClient {
             }
         }
 
-        /** Starts {@code run} on the event loop and waits for it; returns the nanoseconds it took. */
-        long run(Run run, Budget budget) throws Exception {
+        /** Starts {@code run} on the event loop; completes with the nanoseconds it took. */
+        CompletableFuture<Long> start(Run run) {
             current = run;
             connection.channel().eventLoop().execute(run::start);
+            return run.done;
+        }
+
+        /** Starts {@code run} on the event loop and waits for it; returns the nanoseconds it took. */
+        long run(Run run, Budget budget) throws Exception {
+            start(run);
             // Generous: a stuck run must end, but a slow machine must not look like one.
             long seconds = 60 + budget.duration().toSeconds() + budget.iterations() / 1000;
             try {
@@ -227,15 +244,25 @@ final class RdmaPerfClient {
 
         @Override
         public void close() throws Exception {
+            beginClose();
+            finishClose();
+        }
+
+        /** Starts closing the queue pair (many sessions close at once this way, then each {@link #finishClose}). */
+        void beginClose() {
             closing = true;
             qp.close();
+        }
+
+        /** Waits for the queue pair's close, then releases the memory. */
+        void finishClose() throws Exception {
             qp.closeFuture().handle((v, e) -> null).get(10, TimeUnit.SECONDS);
             pd.close();
         }
     }
 
     /** One measurement on a session, driven by its completions on the event loop. */
-    private abstract static class Run {
+    abstract static class Run {
         /** Completes with the run's nanoseconds, or with what went wrong. */
         final CompletableFuture<Long> done = new CompletableFuture<>();
 
@@ -248,7 +275,7 @@ final class RdmaPerfClient {
         }
     }
 
-    private static final class BandwidthRun extends Run {
+    static final class BandwidthRun extends Run {
         private final Session s;
         private final Test test;
         private final Budget budget;

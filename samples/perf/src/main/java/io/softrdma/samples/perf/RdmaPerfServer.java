@@ -38,6 +38,9 @@ final class RdmaPerfServer implements AutoCloseable {
 
     private final RdmaDevice device;
     private final RdmaListener listener;
+    /** Octets the open sessions registered: their regions to write or read, receive buffers and control words. */
+    private final java.util.concurrent.atomic.LongAdder registered = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder sessions = new java.util.concurrent.atomic.LongAdder();
 
     RdmaPerfServer(ConnectionManager cm, RdmaDevice device, String host, int port, MpaSettings mpa) {
         this.device = device;
@@ -57,13 +60,31 @@ final class RdmaPerfServer implements AutoCloseable {
             return;
         }
         Session s = new Session(device, r);
+        long octets = s.registeredBytes();
+        registered.add(octets);
+        sessions.increment();
+        Runnable close = () -> {
+            s.close();
+            registered.add(-octets);
+            sessions.decrement();
+        };
         request.accept(s.qp, s.reply().encode()).whenComplete((c, e) -> {
             if (e != null) {
-                s.close();
+                close.run();
             } else {
-                s.qp.closeFuture().whenComplete((v, f) -> s.close());
+                s.qp.closeFuture().whenComplete((v, f) -> close.run());
             }
         });
+    }
+
+    /** Octets of memory the open sessions registered (what the server pins for its connections). Any thread. */
+    long registeredBytes() {
+        return registered.sum();
+    }
+
+    /** Sessions accepted and not yet closed. Any thread. */
+    long sessions() {
+        return sessions.sum();
     }
 
     @Override
@@ -135,6 +156,12 @@ final class RdmaPerfServer implements AutoCloseable {
             this.credit = signaledCredit.unsignaled();
             cq.setListener(q -> drain());
             cq.requestNotification(false);
+        }
+
+        /** What this session registered: its target region, receive buffers, reply and credit words. */
+        long registeredBytes() {
+            return (target == null ? 0L : target.length()) + receives.length() + control.length()
+                    + creditCount.length();
         }
 
         Reply reply() {

@@ -144,7 +144,16 @@ final class ReactivePerf implements AutoCloseable {
         }
     }
 
-    private long rxSendPhase(int size, Budget budget, AtomicLong progress) {
+    private long rxSendPhase(int size, Budget budget, AtomicLong progress) throws Exception {
+        return startSendPhase(client, payload, size, budget, progress).get(budget.timeoutSeconds(), TimeUnit.SECONDS);
+    }
+
+    /**
+     * {@code client.send} of {@code size}-octet messages until the budget is spent, without waiting: completes with
+     * how many were sent ({@link ConnectionScale} runs one on each of many sessions at once).
+     */
+    static CompletableFuture<Long> startSendPhase(RdmaSession client, ByteBuf payload, int size, Budget budget,
+            AtomicLong progress) {
         long[] count = new long[1];
         long deadline = budget.deadline(System.nanoTime());
         Flux<ByteBuf> messages = Flux.generate(sink -> {
@@ -156,14 +165,14 @@ final class ReactivePerf implements AutoCloseable {
             if (progress != null) {
                 progress.lazySet(c);
             }
-            sink.next(message(size));
+            sink.next(message(payload, size));
         });
-        client.send(messages).block(Duration.ofSeconds(budget.timeoutSeconds()));
-        return count[0]; // block() orders the generator's writes before this read
+        // The send's completion orders the generator's writes before the read of the count.
+        return client.send(messages).toFuture().thenApply(v -> count[0]);
     }
 
     /** Consumes and counts messages, asking for {@link #RECEIVE_BATCH} more each time as many are consumed. */
-    private static final class Receiver extends BaseSubscriber<ByteBuf> {
+    static final class Receiver extends BaseSubscriber<ByteBuf> {
         private final Arrivals arrivals;
         private int consumed;
 
@@ -320,6 +329,11 @@ final class ReactivePerf implements AutoCloseable {
      * loop (a slice of the shared payload measured 124 octets of garbage per message: an unpooled slice).
      */
     private ByteBuf message(int size) {
+        return message(payload, size);
+    }
+
+    /** A {@code size}-octet message copied from {@code payload} into a pooled buffer (see {@link #message(int)}). */
+    static ByteBuf message(ByteBuf payload, int size) {
         return PooledByteBufAllocator.DEFAULT.directBuffer(size).writeBytes(payload, 0, size);
     }
 

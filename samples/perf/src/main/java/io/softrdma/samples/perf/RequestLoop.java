@@ -51,9 +51,19 @@ final class RequestLoop {
      */
     static <T> long requestPhase(IntFunction<Publisher<T>> call, int size, Budget budget, int window,
             AtomicLong progress, long[] rtts) throws Exception {
+        return startRequestPhase(call, size, budget, window, progress, rtts).get(budget.timeoutSeconds(),
+                TimeUnit.SECONDS);
+    }
+
+    /**
+     * As {@link #requestPhase}, without waiting once the first window is issued: completes with how many were
+     * answered ({@link ConnectionScale} runs one on each of many sessions at once).
+     */
+    static <T> CompletableFuture<Long> startRequestPhase(IntFunction<Publisher<T>> call, int size, Budget budget,
+            int window, AtomicLong progress, long[] rtts) {
         Window<T> w = new Window<>(call, size, budget, window, progress, rtts);
         w.start();
-        return w.done.get(budget.timeoutSeconds(), TimeUnit.SECONDS);
+        return w.done;
     }
 
     /** At most {@code window} requests outstanding; each answered one makes room for the next. */

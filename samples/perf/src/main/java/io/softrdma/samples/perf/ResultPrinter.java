@@ -42,6 +42,20 @@ final class ResultPrinter {
                 .put("markers", o.markers())
                 .put("transport", o.transport().name().toLowerCase(Locale.ROOT))
                 .put("check", r.check());
+        ConnectionScale.Scale s = r.scale();
+        if (s != null) {
+            line.put("connections", s.connections())
+                    .put("aggregateMsgsPerSec", decimal(r.messagesPerSecond(), 1))
+                    .put("perConnectionMsgsPerSec", decimal(r.messagesPerSecond() / s.connections(), 1))
+                    .put("serverHeapBytesPerConnectionIdle", decimal(s.idle().heapPerConnection(), 0))
+                    .put("serverHeapBytesPerConnectionBusy", decimal(s.busy().heapPerConnection(), 0))
+                    .put("serverDirectBytesPerConnectionIdle", decimal(s.idle().directPerConnection(), 0))
+                    .put("serverDirectBytesPerConnectionBusy", decimal(s.busy().directPerConnection(), 0))
+                    .put("serverRegisteredBytesPerConnectionIdle", decimal(s.idle().registeredPerConnection(), 0))
+                    .put("serverRegisteredBytesPerConnectionBusy", decimal(s.busy().registeredPerConnection(), 0))
+                    .put("memoryScope", s.memoryScope())
+                    .put("receivePool", s.receivePool());
+        }
         out.println(JSON.writeValueAsString(line));
         out.flush();
     }
@@ -52,6 +66,10 @@ final class ResultPrinter {
     }
 
     static void printTable(PrintStream out, List<PerfResult> results, PerfOptions o) {
+        if (!o.connections().isEmpty()) {
+            ConnectionScale.printTable(out, results, o);
+            return;
+        }
         out.printf(Locale.ROOT, "%nSoftRDMA perf (%s transport, MPA CRC %s, Markers %s, Java %s); bandwidth with"
                 + " %d operations in flight, latency one at a time%n",
                 o.transport().name().toLowerCase(Locale.ROOT), o.crc() ? "on" : "off", o.markers() ? "on" : "off",
