@@ -179,6 +179,12 @@ final class ConnectionScale {
                 }
                 if (server != null) {
                     server.close();
+                    // The server's sessions release their memory as their queue pairs close, on the server's loop:
+                    // it must not stop before they have.
+                    long deadline = System.nanoTime() + TIMEOUT.toNanos();
+                    while (server.sessions() > 0 && System.nanoTime() - deadline < 0) {
+                        Thread.sleep(5);
+                    }
                 }
                 PerfMain.shutdown(serverCm);
                 PerfMain.shutdown(clientCm);

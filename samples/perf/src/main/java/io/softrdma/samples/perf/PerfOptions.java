@@ -183,7 +183,7 @@ record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Durat
                 + " SoftRDMA's send keeps requested and not yet sent, K/M suffixes allowed (default: the"
                 + " transport's, 1M)")
         String sendWindow;
-        @Option(names = "--connections", paramLabel = "N[,N...]", description = "N client connections at once against"
+        @Option(names = "--connections", paramLabel = "N[,N..]", description = "N client connections at once against"
                 + " one server (one event loop each side), for each N given, up to " + MAX_CONNECTIONS + ": bandwidth"
                 + " only, the verbs send and read (and write) rows, the reactive send and request rows; reports the"
                 + " aggregate and per-connection msgs/s and the memory per connection, idle and busy (default test:"

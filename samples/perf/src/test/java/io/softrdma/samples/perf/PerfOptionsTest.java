@@ -208,7 +208,8 @@ class PerfOptionsTest {
                 "--connect HOST:PORT     run only the client", "--no-baseline           skip",
                 "--transport epoll|nio   Netty transport", "--inline N              with --api rsocket",
                 "--send-window N         with --api rsocket", "--json                  one JSON object",
-                "--no-progress           no progress line", "--help                  this text")) {
+                "--no-progress           no progress line", "--help                  this text",
+                "--connections N[,N..]   N client connections at once", "--receive-pool N|off    with --connections")) {
             assertThat(PerfOptions.USAGE).contains(line);
         }
     }
