@@ -36,6 +36,7 @@ public final class ReceivePool {
     private final AtomicLong used = new AtomicLong();
     private final AtomicLong peak = new AtomicLong();
     private final AtomicLong refusals = new AtomicLong();
+    private final java.util.concurrent.atomic.AtomicInteger sessions = new java.util.concurrent.atomic.AtomicInteger();
     private final Queue<Runnable> waiting = new ConcurrentLinkedQueue<>();
 
     private ReceivePool(long capacity) {
@@ -76,6 +77,33 @@ public final class ReceivePool {
     /** How often a session asked for a buffer and found the pool spent (its peer waited for credit). */
     public long refusals() {
         return refusals.get();
+    }
+
+    /** Sessions drawing on the pool now. */
+    public int sessions() {
+        return sessions.get();
+    }
+
+    /** A session starts drawing on the pool. */
+    public void attach() {
+        sessions.incrementAndGet();
+    }
+
+    /** A session ended: it draws no more. */
+    public void detach() {
+        sessions.decrementAndGet();
+    }
+
+    /**
+     * A session's share of the pool in buffers of {@code octets}: the pool divided among the sessions drawing on it,
+     * at least one. While sessions wait for buffers, one holding its share gives the buffers that come free back
+     * instead of posting them again, so that a few busy sessions cannot keep the others at their dedicated buffers.
+     *
+     * @param octets the session's buffer size
+     * @return buffers
+     */
+    public long share(int octets) {
+        return Math.max(1, capacity / octets / Math.max(1, sessions.get()));
     }
 
     /** Sessions waiting for a buffer to come back. */
@@ -126,10 +154,7 @@ public final class ReceivePool {
         }
     }
 
-    /**
-     * Whether sessions are waiting for buffers: a session holding buffers it does not need at once gives them back
-     * rather than keep them.
-     */
+    /** Whether sessions are waiting for buffers: one holding its {@link #share} gives the buffers it frees back. */
     public boolean contended() {
         return !waiting.isEmpty();
     }

@@ -151,9 +151,11 @@ class ReceivePoolTest {
         clients.get(0).send(Flux.range(0, 500).map(i -> (ByteBuf) Unpooled.buffer(8).writeLong(i))).block(TIMEOUT);
         await().atMost(TIMEOUT).until(() -> h.received == 500);
         assertThat(serverPool.used()).isPositive();
+        assertThat(serverPool.sessions()).isEqualTo(4);
         clients.get(0).dispose();
         serverSessions.get(0).onDispose().block(TIMEOUT);
         await().atMost(TIMEOUT).until(() -> serverPool.used() == 0);
+        assertThat(serverPool.sessions()).as("the others still draw on it").isEqualTo(3);
     }
 
     @Test

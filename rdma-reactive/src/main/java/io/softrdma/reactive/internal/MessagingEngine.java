@@ -73,15 +73,15 @@ public final class MessagingEngine implements SessionProtocol.Engine {
     private final int receiveDepth;
     /**
      * With a pool: the receive buffers this session keeps posted or holding a message at most. It starts at
-     * {@link ReceivePool#DEDICATED_BUFFERS}, grows by one with each data message received (as TCP's slow start grows
-     * its window by one per acknowledgement: doubling every round trip while the peer keeps the credits busy), up to
-     * the receive queue depth, and falls back to the start when a message arrives after {@link #QUIET_NANOS} without
-     * one. Credits are granted only for buffers posted, so it caps what an idle session holds.
+     * {@link ReceivePool#DEDICATED_BUFFERS} and grows by one with each data message received (as TCP's slow start
+     * grows its window by one per acknowledgement: doubling every round trip while the peer keeps the credits busy),
+     * up to the receive queue depth. Credits are granted only for buffers posted, so a session with demand and no
+     * traffic holds its dedicated buffers only. It does not shrink back: a granted credit keeps its buffer posted
+     * until the peer uses it, so shrinking would free nothing until traffic comes, and a session that falls back to
+     * three buffers crawls (each message then waits for a credit round trip); the pool's share
+     * ({@link ReceivePool#share}) bounds what a session that went quiet holds while others wait.
      */
     private int target;
-    private long lastArrival;
-    /** A pause in traffic after which a session's receive buffers start small again. */
-    static final long QUIET_NANOS = 200_000_000L;
 
     /**
      * Registers the session's receive and send slots and posts the reserve of receive buffers: each side must have
@@ -190,15 +190,7 @@ public final class MessagingEngine implements SessionProtocol.Engine {
 
     /** A data message (or BATCH) arrived: with a pool, the session's receive buffers grow with the traffic. */
     void dataArrived() {
-        if (!pooled) {
-            return;
-        }
-        long now = System.nanoTime();
-        if (now - lastArrival > QUIET_NANOS) {
-            target = Math.min(receiveDepth, ReceivePool.DEDICATED_BUFFERS);
-        }
-        lastArrival = now;
-        if (target < receiveDepth) {
+        if (pooled && target < receiveDepth) {
             target++;
         }
     }

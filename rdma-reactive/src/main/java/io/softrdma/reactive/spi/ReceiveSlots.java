@@ -67,8 +67,6 @@ public final class ReceiveSlots {
     /** Pooled slots with a buffer of the pool's: posted, holding a message, or free. */
     private int borrowed;
     private boolean waitingForPool;
-    /** Set while a wake-up from the pool is handled: this session may draw although others wait. */
-    private boolean woken;
     private boolean closed;
     private Owner owner;
 
@@ -102,6 +100,9 @@ public final class ReceiveSlots {
             (i < dedicated ? free : unbacked).add(slots[i]);
         }
         this.wake = pool == null ? null : () -> loop.execute(this::woken);
+        if (pool != null) {
+            pool.attach();
+        }
     }
 
     /** Sets who receives; before the first post. */
@@ -146,23 +147,17 @@ public final class ReceiveSlots {
         if (closed) {
             return 0;
         }
-        // While sessions wait for the pool, one that was not woken for it keeps to its dedicated buffers and gives
-        // each pooled one back as it comes free: the buffers go round the waiters in turn.
-        boolean share = pool != null && pool.contended() && !woken;
         int posted = 0;
         while (posted < max) {
             Slot slot = free.poll();
-            if (slot != null && share && !slot.dedicated) {
+            if (slot != null && !slot.dedicated && aboveShare()) {
+                // Sessions wait for the pool and this one holds more than its share: the buffer goes to them.
                 giveBack(slot);
                 continue;
             }
             if (slot == null) {
-                slot = share ? null : borrow();
+                slot = aboveShare() ? null : borrow();
                 if (slot == null) {
-                    if (share && !unbacked.isEmpty() && !waitingForPool) {
-                        waitingForPool = true;
-                        pool.await(wake, slotSize);
-                    }
                     break;
                 }
             }
@@ -178,6 +173,11 @@ public final class ReceiveSlots {
             giveBackFree();
         }
         return posted;
+    }
+
+    /** Whether others wait for the pool while this session holds at least its share of it. */
+    private boolean aboveShare() {
+        return pool != null && borrowed >= pool.share(slotSize) && pool.contended();
     }
 
     /** A pooled slot with a fresh buffer from the pool, or null if the pool is spent (then it wakes this later). */
@@ -229,12 +229,7 @@ public final class ReceiveSlots {
         waitingForPool = false;
         int before = borrowed;
         if (!closed) {
-            woken = true;
-            try {
-                owner.returned();
-            } finally {
-                woken = false;
-            }
+            owner.returned();
         }
         if (borrowed <= before && !waitingForPool) {
             pool.wakeNext();
@@ -251,6 +246,7 @@ public final class ReceiveSlots {
         }
         closed = true;
         if (pool != null) {
+            pool.detach();
             for (; borrowed > 0; borrowed--) {
                 pool.release(slotSize);
             }
