@@ -137,7 +137,7 @@ public final class RdmaSession implements Disposable {
             return messenger.statistics();
         }
         return new SessionStatistics(0, 0, 0, 0, qp.readsOutstanding(), qp.ord(), qp.inboundReadsQueued(), qp.ird(),
-                qp.counters());
+                qp.counters(), 0);
     }
 
     /** The rdma-core connection below: negotiated MPA parameters, private data, the queue pair. */

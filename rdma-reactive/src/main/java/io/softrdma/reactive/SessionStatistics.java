@@ -17,8 +17,10 @@ import io.softrdma.verbs.QueuePairCounters;
  * @param inboundReadsQueued the peer's Read Requests this side holds, at most {@code ird}
  * @param ird inbound Reads this side accepts at once
  * @param counters messages and octets per RDMAP opcode and direction
+ * @param bufferBytes octets of receive buffers and send slots the session's messaging holds registered now (those
+ *     drawn from a {@link ReceivePool} included); 0 for another protocol
  */
 public record SessionStatistics(long creditsAvailable, int creditsGranted, int receiveBuffersPosted,
         int messagesBuffered, int readsOutstanding, int ord, int inboundReadsQueued, int ird,
-        QueuePairCounters counters) {
+        QueuePairCounters counters, long bufferBytes) {
 }

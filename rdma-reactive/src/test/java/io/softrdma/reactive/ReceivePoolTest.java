@@ -128,6 +128,12 @@ class ReceivePoolTest {
             await().atMost(TIMEOUT).until(() -> s.statistics().receiveBuffersPosted() == ReceivePool.DEDICATED_BUFFERS);
         }
         assertThat(serverPool.used()).as("pool octets held by 32 idle sessions").isZero();
+        // All an idle session registers: its three dedicated receive buffers and one chunk of eight send slots.
+        for (RdmaSession s : serverSessions) {
+            assertThat(s.statistics().bufferBytes()).isEqualTo((ReceivePool.DEDICATED_BUFFERS + 8L) * INLINE);
+        }
+        // A client without a pool registers its whole receive queue (128 by default) up front.
+        assertThat(clients.get(0).statistics().bufferBytes()).isEqualTo((128 + 8L) * INLINE);
         // Traffic on one session: its buffers grow from the pool, the others' do not.
         RdmaSession busy = clients.get(0);
         busy.send(Flux.range(0, 2000).map(i -> (ByteBuf) Unpooled.buffer(8).writeLong(i))).block(TIMEOUT);

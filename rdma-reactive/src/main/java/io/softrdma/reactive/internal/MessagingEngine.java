@@ -45,10 +45,12 @@ import reactor.core.publisher.MonoSink;
  * <p>This class holds what they share (the event loop, the queue pair, whether the session has ended) and ends them
  * together.
  *
- * <p>Memory: {@code receiveQueueDepth} receive slots and half the send queue in send slots, of {@code inlineSize}
- * octets each, registered once — or, with a {@link ReceivePool}, {@link ReceivePool#DEDICATED_BUFFERS} receive slots
- * registered once and the others backed from the pool only while posted or holding a message. A received message is handed on as a view of its slot: the queue pair's placement
- * is the only copy. A message sent is copied once into a send slot (as RFC 8166 §3.3's inline path does).
+ * <p>Memory: up to {@code receiveQueueDepth} receive slots and half the send queue in send slots, of
+ * {@code inlineSize} octets each. Receive slots are registered once — or, with a {@link ReceivePool}, only
+ * {@link ReceivePool#DEDICATED_BUFFERS} are, and the others are backed from the pool while posted or holding a message;
+ * send slots are registered in chunks as Sends in flight need them. A received message is handed on as a view of its
+ * slot: the queue pair's placement is the only copy. A message sent is copied once into a send slot (as RFC 8166
+ * §3.3's inline path does).
  *
  * <p>Thread safety: the event loop only, but for the methods that say otherwise.
  */
@@ -281,7 +283,7 @@ public final class MessagingEngine implements SessionProtocol.Engine {
     public SessionStatistics statistics() {
         return new SessionStatistics(window.available(), window.peerCredits(), window.postedBuffers(),
                 messagesBuffered(), qp.readsOutstanding(), qp.ord(), qp.inboundReadsQueued(), qp.ird(),
-                qp.counters());
+                qp.counters(), slots.registeredBytes() + transmitter.registeredBytes());
     }
 
     /** Messages received and not yet taken by a subscriber or handler. */

@@ -28,6 +28,10 @@ import java.util.function.IntConsumer;
  * a Write with Immediate Data (RFC 7306) takes its turn here because its Immediate Data spends a credit; a standalone
  * CREDIT goes only when the window says the peer would otherwise stall.
  *
+ * <p>Send slots are registered in chunks of {@link #CHUNK} as Sends in flight need them, up to the session's share
+ * of the send queue: an idle session holds one chunk (32 KiB at the default 4 KiB inline size), not half its send
+ * queue of slots (256 KiB). They stay registered until the session ends.
+ *
  * <p>Thread safety: the event loop only.
  */
 final class Transmitter {
@@ -35,8 +39,14 @@ final class Transmitter {
     private final QueuePair qp;
     private final SessionProtocol.Context context;
     private final CreditWindow window;
-    private final MemoryRegion sendArena;
+    /** Send slots registered at a time: one chunk at the start, another whenever all are in flight. */
+    static final int CHUNK = 8;
+
+    private final ProtectionDomain pd;
     private final int slotSize;
+    /** The most send slots: the session's share of the send queue. */
+    private final int maxSlots;
+    private int slots;
     private final ArrayDeque<SendSlot> freeSends = new ArrayDeque<>();
     private final ArrayDeque<Outgoing> outbound = new ArrayDeque<>();
     /** Outgoing records already sent, for the next messages, up to the send window. */
@@ -53,11 +63,34 @@ final class Transmitter {
         this.window = window;
         this.slotSize = slotSize;
         this.maxSpare = maxSpare;
-        this.sendArena = pd.allocate(Math.multiplyExact(slots, slotSize), Access.of(Access.LOCAL_WRITE));
-        for (int i = 0; i < slots; i++) {
-            freeSends.add(new SendSlot(i));
-        }
+        this.pd = pd;
+        this.maxSlots = slots;
         this.sendLimit = slotSize - MessageHeader.LENGTH;
+        grow();
+    }
+
+    /** Octets of send slots registered now. Racy off the event loop. */
+    long registeredBytes() {
+        return (long) slots * slotSize;
+    }
+
+    /** A free send slot exists, or another chunk of them could be registered (and was). */
+    private boolean sendSlotFree() {
+        return !freeSends.isEmpty() || grow();
+    }
+
+    /** Registers up to {@link #CHUNK} more send slots; false if the session has all it may have. */
+    private boolean grow() {
+        int n = Math.min(CHUNK, maxSlots - slots);
+        if (n <= 0) {
+            return false;
+        }
+        MemoryRegion chunk = pd.allocate(Math.multiplyExact(n, slotSize), Access.of(Access.LOCAL_WRITE));
+        for (int i = 0; i < n; i++) {
+            freeSends.add(new SendSlot(chunk, i * slotSize));
+        }
+        slots += n;
+        return true;
     }
 
     /** RFC 8797: the peer's receive inline threshold caps what one Send may carry. */
@@ -98,15 +131,17 @@ final class Transmitter {
 
     /** Sends queued messages while there is credit and a send slot, then a standalone credit update if needed. */
     void pump() {
-        while (!outbound.isEmpty() && !freeSends.isEmpty() && window.tryAcquire(outbound.peek().type)) {
+        // Credit first: a chunk of send slots is registered only for a Send that can go.
+        while (!outbound.isEmpty() && window.canAcquire(outbound.peek().type) && sendSlotFree()
+                && window.tryAcquire(outbound.peek().type)) {
             Outgoing o = outbound.poll();
             SendSlot slot = freeSends.poll();
             if (o.immediateWrite != null) {
                 postImmediateWrite(o, slot);
                 continue;
             }
-            int offset = slot.index * slotSize;
-            ByteBuf memory = sendArena.buffer();
+            int offset = slot.offset;
+            ByteBuf memory = slot.region.buffer();
             int length = MessageHeader.LENGTH;
             if (o.type == MessageType.LARGE) {
                 MessageHeader.writeLarge(memory, offset, o.innerType, window.takeGrant(), o.correlationId);
@@ -128,7 +163,7 @@ final class Transmitter {
             }
             long wrId = context.register(slot);
             try {
-                SendWorkRequest wr = SendWorkRequest.send(wrId, new ScatterGatherEntry(sendArena, offset, length));
+                SendWorkRequest wr = SendWorkRequest.send(wrId, new ScatterGatherEntry(slot.region, offset, length));
                 qp.postSend(o.invalidateStag != 0 ? wr.withInvalidate(o.invalidateStag) : wr);
             } catch (RuntimeException e) {
                 context.unregister(wrId);
@@ -194,8 +229,8 @@ final class Transmitter {
 
     /** A standalone credit update, only when the window says it is needed. */
     void maybeUpdateCredits() {
-        boolean other = !outbound.isEmpty() && window.canAcquire(outbound.peek().type) && !freeSends.isEmpty();
-        if (!engine.ended() && !freeSends.isEmpty() && window.standaloneUpdateNeeded(other)) {
+        boolean other = !outbound.isEmpty() && window.canAcquire(outbound.peek().type) && sendSlotFree();
+        if (!engine.ended() && window.standaloneUpdateNeeded(other) && sendSlotFree()) {
             outbound.addFirst(outgoing(MessageType.CREDIT, 0, null, Outgoing.NOTHING));
             pump();
         }
@@ -217,19 +252,22 @@ final class Transmitter {
     @Override
     public String toString() {
         return "outbound " + outbound.size() + (outbound.isEmpty() ? "" : " (next " + outbound.peek().type + ")")
-                + ", free sends " + freeSends.size();
+                + ", free sends " + freeSends.size() + " of " + slots + " registered (at most " + maxSlots + ")";
     }
 
     /** One send slot; free again once its Send completed (RFC 5040 §5.5 rule 14). */
     private final class SendSlot implements PendingOperation {
-        final int index;
+        /** The chunk the slot is in, and where. */
+        final MemoryRegion region;
+        final int offset;
         /** Whom to tell when the Send is complete, and of how many octets: one for each message it carries. */
         private IntConsumer[] onSent = new IntConsumer[4];
         private int[] octets = new int[4];
         private int messages;
 
-        SendSlot(int index) {
-            this.index = index;
+        SendSlot(MemoryRegion region, int offset) {
+            this.region = region;
+            this.offset = offset;
         }
 
         void add(IntConsumer c, int length) {

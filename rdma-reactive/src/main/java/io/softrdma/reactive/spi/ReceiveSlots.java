@@ -125,6 +125,11 @@ public final class ReceiveSlots {
         return borrowed;
     }
 
+    /** Octets of receive buffers registered now: the dedicated slots and those backed from the pool. Racy off the loop. */
+    public long registeredBytes() {
+        return (long) (slots.length - unbacked.size()) * slotSize;
+    }
+
     /** Octets per slot. */
     public int slotSize() {
         return slotSize;

@@ -5,7 +5,6 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import io.softrdma.cm.ConnectionManager;
 import io.softrdma.mpa.MpaSettings;
 import io.softrdma.reactive.DisposableRdmaServer;
-import io.softrdma.reactive.MessagingOptions;
 import io.softrdma.reactive.RdmaClient;
 import io.softrdma.reactive.RdmaServer;
 import io.softrdma.reactive.RdmaSession;
@@ -40,8 +39,8 @@ import reactor.netty.resources.LoopResources;
  * <p>Memory, per connection, over what the process held before the connections opened ({@link ProcessMemory}): heap
  * after a full collection, and direct memory. In one process, that is the server's and its clients' together; the
  * {@code serverRegistered} figure is the server's alone: the memory its sessions registered (verbs: the perf
- * server's regions and receive buffers; reactive: each session's dedicated receive buffers and send slots, by the
- * session's shape, plus what its receive pool lends now).
+ * server's regions and receive buffers; reactive: each session's receive buffers, those of the pool included, and
+ * send slots, as {@code SessionStatistics.bufferBytes} counts them).
  *
  * <p>Thread safety: called from the main thread; each phase runs on the event loops.
  */
@@ -263,12 +262,8 @@ final class ConnectionScale {
                 return CompletableFuture.allOf(phases.toArray(CompletableFuture[]::new))
                         .thenApply(v -> phases.stream().mapToLong(CompletableFuture::join).sum());
             };
-            // What the server's sessions registered: dedicated receive buffers and send slots by their shape (half
-            // the send queue, SendQueueShares), plus what the pool lends now.
-            long inline = MessagingOptions.DEFAULTS.inlineSize();
-            long perSession = ((serverPool == null ? DEPTH : ReceivePool.DEDICATED_BUFFERS) + DEPTH / 2) * inline;
-            LongSupplier registered = () -> serverSessions.size() * perSession
-                    + (serverPool == null ? 0 : serverPool.used());
+            // What the server's sessions hold registered now: receive buffers (pooled ones included) and send slots.
+            LongSupplier registered = () -> serverSessions.stream().mapToLong(s -> s.statistics().bufferBytes()).sum();
             return measure(options, "rx-" + test.wireName(), size, n, first, before, registered, load,
                     ReactivePerf.RX_CLIENT_THREADS, ReactivePerf.RX_SERVER_THREADS, SCOPE,
                     serverPool == null ? "off" : Long.toString(serverPool.capacity()));

@@ -54,8 +54,8 @@ class ConnectionScaleTest {
             double idle = row.get("serverRegisteredBytesPerConnectionIdle").asDouble();
             double busy = row.get("serverRegisteredBytesPerConnectionBusy").asDouble();
             if (row.get("test").asString().startsWith("rx-")) {
-                // Three dedicated 4 KiB receive buffers and 64 send slots, plus what the pool lends.
-                assertThat(idle).as(what).isEqualTo((3 + 64) * 4096.0);
+                // Three dedicated 4 KiB receive buffers and a chunk of 8 send slots, plus what the pool lends.
+                assertThat(idle).as(what).isEqualTo((3 + 8) * 4096.0);
                 assertThat(busy).as(what).isBetween(idle, (128 + 64) * 4096.0);
                 assertThat(row.get("receivePool").asString()).isEqualTo(Long.toString(64L << 20));
             } else {
@@ -81,7 +81,7 @@ class ConnectionScaleTest {
         assertThat(results).hasSize(1);
         ConnectionScale.Scale s = results.get(0).scale();
         assertThat(s.receivePool()).isEqualTo("off");
-        assertThat(s.idle().registeredPerConnection()).isEqualTo((128 + 64) * 4096.0);
+        assertThat(s.idle().registeredPerConnection()).isEqualTo((128 + 8) * 4096.0);
     }
 
     @Test
