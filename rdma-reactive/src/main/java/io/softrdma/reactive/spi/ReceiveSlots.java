@@ -67,6 +67,8 @@ public final class ReceiveSlots {
     /** Pooled slots with a buffer of the pool's: posted, holding a message, or free. */
     private int borrowed;
     private boolean waitingForPool;
+    private boolean trimScheduled;
+    private final Runnable trim = this::trim;
     private boolean closed;
     private Owner owner;
 
@@ -174,10 +176,34 @@ public final class ReceiveSlots {
             }
             posted++;
         }
-        if (pool != null) {
-            giveBackFree();
+        if (pool != null && !trimScheduled && hasFreePooled()) {
+            // Not needed now, but perhaps in a moment (a request/response session frees a buffer before its next
+            // request asks for one again): given back only if still free after a while, not registered anew for
+            // every message.
+            trimScheduled = true;
+            loop.schedule(trim, TRIM_DELAY_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS);
         }
         return posted;
+    }
+
+    /** How long a pooled buffer stays with its session, free, before it goes back to the pool. */
+    static final long TRIM_DELAY_MILLIS = 50;
+
+    private boolean hasFreePooled() {
+        for (Slot s : free) {
+            if (!s.dedicated) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Gives back the pooled buffers still free (on the loop). */
+    private void trim() {
+        trimScheduled = false;
+        if (!closed) {
+            giveBackFree();
+        }
     }
 
     /** Whether others wait for the pool while this session holds at least its share of it. */

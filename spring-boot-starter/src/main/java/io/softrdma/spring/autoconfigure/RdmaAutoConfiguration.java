@@ -110,6 +110,7 @@ public final class RdmaAutoConfiguration {
             ObjectProvider<SslBundles> sslBundles) {
         RdmaServer server = RdmaServer.create().maxPendingStartups(p.getMaxPendingStartups())
                 .maxSessions(p.getMaxSessions())
+                .receivePool(receivePool(p.getReceivePoolSize()))
                 .mpa(mpa(p.getMpa())).queuePair(queuePair(p.getQueuePair())).messaging(messaging(p.getMessaging()))
                 .metrics(activity.server());
         if (p.getSsl().isEnabled()) {
@@ -117,6 +118,16 @@ public final class RdmaAutoConfiguration {
             server = server.tcpConfiguration(t -> t.secure(spec -> spec.sslContext(context)));
         }
         return server;
+    }
+
+    /** {@code rdma.server.receive-pool-size}: a pool of that many octets, or none for 0. */
+    static io.softrdma.reactive.ReceivePool receivePool(org.springframework.util.unit.DataSize size) {
+        long octets = size.toBytes();
+        if (octets < 0) {
+            throw new IllegalArgumentException("rdma.server.receive-pool-size " + size + " must be 0 (no pool) or"
+                    + " at least 1KB");
+        }
+        return octets == 0 ? null : io.softrdma.reactive.ReceivePool.of(octets);
     }
 
     /**

@@ -78,6 +78,21 @@ public class RdmaProperties {
         /** Sessions open at once; one more connection is refused with an MPA Reject that says why. */
         private int maxSessions = 4096;
 
+        /**
+         * Octets of receive buffers the sessions share beyond 3 of their own each, drawn as traffic needs them (a
+         * shared receive pool: docs/robustness.md); 0 for none, each session then registering receive-queue-depth
+         * times inline-size when it starts.
+         */
+        private DataSize receivePoolSize = DataSize.ofBytes(io.softrdma.reactive.ReceivePool.DEFAULT_CAPACITY);
+
+        public DataSize getReceivePoolSize() {
+            return receivePoolSize;
+        }
+
+        public void setReceivePoolSize(DataSize receivePoolSize) {
+            this.receivePoolSize = receivePoolSize;
+        }
+
         public int getMaxSessions() {
             return maxSessions;
         }

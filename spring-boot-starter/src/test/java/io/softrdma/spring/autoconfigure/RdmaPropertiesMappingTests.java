@@ -85,6 +85,17 @@ class RdmaPropertiesMappingTests {
         QueuePairConfig mapped = RdmaAutoConfiguration.queuePair(defaults.getServer().getQueuePair()).apply(library);
         assertThat(mapped).isEqualTo(library);
         assertThat(defaults.getClient().getPort()).isEqualTo(io.softrdma.reactive.RdmaServer.DEFAULT_PORT);
+        assertThat(RdmaAutoConfiguration.receivePool(defaults.getServer().getReceivePoolSize()).capacity())
+                .isEqualTo(io.softrdma.reactive.ReceivePool.DEFAULT_CAPACITY);
+    }
+
+    @Test
+    void theReceivePoolSizeMakesAPoolOrNone() {
+        assertThat(RdmaAutoConfiguration.receivePool(org.springframework.util.unit.DataSize.ofMegabytes(8)).capacity())
+                .isEqualTo(8L << 20);
+        assertThat(RdmaAutoConfiguration.receivePool(org.springframework.util.unit.DataSize.ofBytes(0))).isNull();
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> RdmaAutoConfiguration.receivePool(
+                org.springframework.util.unit.DataSize.ofBytes(100))).hasMessageContaining("at least 1024");
     }
 
     @Test
