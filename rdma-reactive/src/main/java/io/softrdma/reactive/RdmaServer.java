@@ -218,8 +218,9 @@ public final class RdmaServer {
     }
 
     /**
-     * The most sessions open at once (4096 by default): each holds its receive buffers and send slots (inline size
-     * times the queue depths), so this bounds the server's memory. One more connection is refused with an MPA
+     * The most sessions open at once (4096 by default): each holds its receive buffers and send slots (at most the
+     * inline size times the queue depths; with the receive pool, 3 receive buffers of its own and one chunk of 8 send
+     * slots when idle), so this and the {@link #receivePool receive pool} bound the server's memory. One more connection is refused with an MPA
      * Reply that says why (RFC 5044 §7.1.2: the Reject bit).
      */
     public RdmaServer maxSessions(int max) {
