@@ -75,13 +75,13 @@ public final class MessagingEngine implements SessionProtocol.Engine {
     private final int receiveDepth;
     /**
      * With a pool: the receive buffers this session keeps posted or holding a message at most. It starts at
-     * {@link ReceivePool#DEDICATED_BUFFERS} and grows by one with each data message received (as TCP's slow start
-     * grows its window by one per acknowledgement: doubling every round trip while the peer keeps the credits busy),
-     * up to the receive queue depth. Credits are granted only for buffers posted, so a session with demand and no
-     * traffic holds its dedicated buffers only. It does not shrink back: a granted credit keeps its buffer posted
-     * until the peer uses it, so shrinking would free nothing until traffic comes, and a session that falls back to
-     * three buffers crawls (each message then waits for a credit round trip); the pool's share
-     * ({@link ReceivePool#share}) bounds what a session that went quiet holds while others wait.
+     * {@link ReceivePool#DEDICATED_BUFFERS} and doubles with each data message received, up to the receive queue depth
+     * (3, 6, 12, ... 128 after six messages): a session with demand and no traffic holds its dedicated buffers only,
+     * and one with traffic gets its full credit window within a few messages (growing by one per message, as TCP's
+     * slow start does per acknowledgement, takes 125 messages: long for a short-lived connection, or one of a
+     * thousand that each get a few messages a second). It does not shrink back: a granted credit keeps its buffer posted until the peer uses it, and a
+     * session sent back to three buffers crawls (each message waits for a credit round trip); the pool's share
+     * ({@link ReceivePool#share}) bounds what a session holds while others wait.
      */
     private int target;
 
@@ -193,7 +193,7 @@ public final class MessagingEngine implements SessionProtocol.Engine {
     /** A data message (or BATCH) arrived: with a pool, the session's receive buffers grow with the traffic. */
     void dataArrived() {
         if (pooled && target < receiveDepth) {
-            target++;
+            target = Math.min(receiveDepth, 2 * target);
         }
     }
 
