@@ -364,6 +364,7 @@ public final class PerfMain {
         String label = "tcp-" + test.wireName() + " " + ResultPrinter.size(size);
         Budget budget = bandwidthBudget(options);
         Budget warmup = Budget.of(options.warmup());
+        TcpReference reference = options.tcpBaseline().reference();
         WordCheck check = new WordCheck();
         AtomicLong progress = new AtomicLong();
         Measured bw;
@@ -379,13 +380,13 @@ public final class PerfMain {
                 p.measuring();
             };
             if (test.atomic()) {
-                bw = TcpBaseline.atomic(tcp, test, warmup, budget, options.rate(), RdmaPerfClient.WINDOW, null,
+                bw = reference.atomic(tcp, test, warmup, budget, options.rate(), RdmaPerfClient.WINDOW, null,
                         progress, measuring, check);
             } else if (test == Test.READ) {
-                bw = TcpBaseline.requestResponse(tcp, payload, READ_REQUEST, size, warmup, budget, options.rate(),
+                bw = reference.requestResponse(tcp, payload, READ_REQUEST, size, warmup, budget, options.rate(),
                         RdmaPerfClient.WINDOW, null, progress, measuring);
             } else {
-                bw = TcpBaseline.stream(tcp, payload, size, warmup, budget, options.rate(), progress, measuring);
+                bw = reference.stream(tcp, payload, size, warmup, budget, options.rate(), progress, measuring);
             }
         }
         Usage usage = Usage.of(clientUsage, serverUsage, bw);
@@ -393,7 +394,7 @@ public final class PerfMain {
         int latencyWarmup = (int) Math.min(LATENCY_WARMUP, roundTrips);
         long[] rtts = new long[(int) roundTrips];
         if (test.atomic()) {
-            TcpBaseline.atomic(tcp, test, Budget.of(latencyWarmup), Budget.of(roundTrips), options.rate(), 1, rtts,
+            reference.atomic(tcp, test, Budget.of(latencyWarmup), Budget.of(roundTrips), options.rate(), 1, rtts,
                     new AtomicLong(), () -> { }, check);
         } else {
             int request = test == Test.READ ? READ_REQUEST : size;
@@ -402,7 +403,7 @@ public final class PerfMain {
                 case READ, SEND -> size;
                 case FETCH_ADD, COMPARE_SWAP -> throw new AssertionError(test);
             };
-            TcpBaseline.requestResponse(tcp, payload, request, response, Budget.of(latencyWarmup),
+            reference.requestResponse(tcp, payload, request, response, Budget.of(latencyWarmup),
                     Budget.of(roundTrips), options.rate(), 1, rtts, new AtomicLong(), () -> { });
         }
         Arrays.sort(rtts);
