@@ -107,6 +107,7 @@ class PerfLoopbackTest {
         assertThat(results).extracting(PerfResult::check).containsExactly(fetchAdd, fetchAdd, compareSwap,
                 compareSwap);
         String table = bytes.toString(StandardCharsets.UTF_8);
+        assertThat(table).contains("tcp-*: raw TCP over Netty", "(--baseline framed)");
         assertThat(table).contains("checked, the word after each phase:", "  fetch-add: " + fetchAdd,
                 "  tcp-compare-swap: " + compareSwap);
         assertThat(table.lines().filter(l -> l.startsWith("fetch-add ") || l.startsWith("compare-swap ")))
