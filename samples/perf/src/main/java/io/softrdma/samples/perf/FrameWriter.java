@@ -13,10 +13,17 @@ import io.netty.channel.ChannelHandlerContext;
  * <p>Thread safety: the channel's event loop only. Buffer ownership: {@code payload} stays the caller's.
  */
 final class FrameWriter {
-    /** Bodies up to this size are copied into a shared buffer; larger ones are written as slices. */
-    static final int COPY_LIMIT = Integer.getInteger("perf.tcp.copyLimit", 4096);
-    /** The most octets of frames encoded into one buffer. */
-    static final int BUFFER_OCTETS = Integer.getInteger("perf.tcp.bufferOctets", 64 * 1024);
+    /**
+     * Bodies up to this size are copied into a shared buffer; larger ones are written as slices. At 4 KiB copying
+     * measured about a third less CPU per frame than a header and a slice (two outbound entries and a header
+     * buffer per frame).
+     */
+    static final int COPY_LIMIT = 4096;
+    /**
+     * The most octets of frames encoded into one buffer: 16 KiB measured more CPU per 64-octet frame, 256 KiB no
+     * clearly less.
+     */
+    static final int BUFFER_OCTETS = 64 * 1024;
 
     private FrameWriter() {
     }
