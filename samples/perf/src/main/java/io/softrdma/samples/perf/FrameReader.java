@@ -4,8 +4,11 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 
 /**
- * Length-prefixed frames (a 4-octet big-endian length, then that many octets of body) out of a TCP
- * stream's reads, the way a throughput-minded Netty application decodes them: in place, with no
+ * Length-prefixed frames out of a TCP stream's reads: a 4-octet big-endian length, then that many octets of
+ * body; a body longer than {@link #ALIGNED_OVER} octets follows a header padded to {@link #ALIGNED_HEADER}
+ * octets, so that large bodies keep the 64-octet alignment a stream of them had (NVMe/TCP aligns its PDU data
+ * for the same reason: copies into and out of the socket are measurably slower on bodies shifted by 4 octets).
+ * Decoded the way a throughput-minded Netty application does it: in place, with no
  * object per frame. A frame whose body arrives whole in one read is handed on as an index range of
  * that read's buffer; a header split across reads is gathered in a field; a body split across reads
  * is either skipped ({@link #skip}: only the count matters) or gathered into one buffer kept for the
@@ -15,8 +18,17 @@ import io.netty.buffer.ByteBufAllocator;
  * releases it); the gathering buffer is this reader's until {@link #release}.
  */
 final class FrameReader {
-    /** Octets of the length field. */
+    /** Octets of the length field, and of a header before a body of up to {@link #ALIGNED_OVER} octets. */
     static final int HEADER = 4;
+    /** Bodies longer than this are aligned: their header is {@link #ALIGNED_HEADER} octets. */
+    static final int ALIGNED_OVER = 4096;
+    /** The header before a large body: the length field and padding to a cache line. */
+    static final int ALIGNED_HEADER = 64;
+
+    /** Octets of the header before a body of {@code length} octets. */
+    static int headerOctets(int length) {
+        return length > ALIGNED_OVER ? ALIGNED_HEADER : HEADER;
+    }
 
     /** A frame's body, valid only during the call. */
     @FunctionalInterface
@@ -33,8 +45,10 @@ final class FrameReader {
     /** Octets of the current length field read so far (0 at a frame boundary); its value so far. */
     private int headerRead;
     private int length;
-    /** Body octets of the current frame still to come; -1 while not in a body. */
+    /** Padding and body octets of the current frame still to come; -1 while not in a frame's rest. */
     private int remaining = -1;
+    /** Of those, padding octets ({@link #read} only). */
+    private int padding;
     /** A body split across reads, gathered ({@link #read} only). */
     private ByteBuf partial;
 
@@ -64,14 +78,15 @@ final class FrameReader {
             if (!header(in)) {
                 return frames;
             }
+            int rest = headerOctets(length) - HEADER + length;
             int readable = in.readableBytes();
-            if (readable >= length) {
+            if (readable >= rest) {
                 // The common case, the whole frame in this read.
-                in.skipBytes(length);
+                in.skipBytes(rest);
                 frames++;
             } else {
                 in.skipBytes(readable);
-                remaining = length - readable;
+                remaining = rest - readable;
             }
         }
     }
@@ -85,6 +100,10 @@ final class FrameReader {
     void read(ByteBufAllocator alloc, ByteBuf in, Sink sink) {
         while (true) {
             if (remaining >= 0) {
+                int skip = Math.min(padding, in.readableBytes());
+                in.skipBytes(skip);
+                padding -= skip;
+                remaining -= skip;
                 int n = Math.min(remaining, in.readableBytes());
                 partial.writeBytes(in, n);
                 remaining -= n;
@@ -101,10 +120,10 @@ final class FrameReader {
             if (!header(in)) {
                 return;
             }
-            int readable = in.readableBytes();
-            if (readable >= length) {
-                int index = in.readerIndex();
-                in.skipBytes(length);
+            int pad = headerOctets(length) - HEADER;
+            if (in.readableBytes() >= pad + length) {
+                int index = in.readerIndex() + pad;
+                in.skipBytes(pad + length);
                 if (!sink.frame(in, index, length)) {
                     return;
                 }
@@ -112,8 +131,9 @@ final class FrameReader {
                 if (partial == null) {
                     partial = alloc.directBuffer(maxLength, maxLength);
                 }
-                partial.writeBytes(in, readable);
-                remaining = length - readable;
+                // The rest of this read, and of the frame later, through the branch above.
+                remaining = pad + length;
+                padding = pad;
             }
         }
     }

@@ -7,8 +7,8 @@ import io.netty.channel.ChannelHandlerContext;
  * Writes length-prefixed frames (see {@link FrameReader}) of a payload the way a throughput-minded
  * Netty application does: small frames encoded together into pooled buffers of up to
  * {@link #BUFFER_OCTETS}, so that many frames cost one entry of the outbound buffer; large ones as a
- * 4-octet header and a retained slice of the payload, so that their bodies are not copied before the
- * socket. Writes only: the caller flushes.
+ * header (64 octets, {@link FrameReader#headerOctets}: the body stays aligned) and a retained slice of the
+ * payload, so that their bodies are not copied before the socket. Writes only: the caller flushes.
  *
  * <p>Thread safety: the channel's event loop only. Buffer ownership: {@code payload} stays the caller's.
  */
@@ -30,20 +30,22 @@ final class FrameWriter {
 
     /** Writes {@code frames} frames whose bodies are the first {@code size} octets of {@code payload}. */
     static void write(ChannelHandlerContext ctx, ByteBuf payload, int size, long frames) {
+        int header = FrameReader.headerOctets(size);
         if (size > COPY_LIMIT) {
             for (long i = 0; i < frames; i++) {
-                ctx.write(ctx.alloc().directBuffer(FrameReader.HEADER).writeInt(size), ctx.voidPromise());
+                ctx.write(ctx.alloc().directBuffer(header).writeInt(size).writeZero(header - FrameReader.HEADER),
+                        ctx.voidPromise());
                 ctx.write(payload.retainedSlice(0, size), ctx.voidPromise());
             }
             return;
         }
-        int frameOctets = FrameReader.HEADER + size;
+        int frameOctets = header + size;
         int perBuffer = Math.max(1, BUFFER_OCTETS / frameOctets);
         while (frames > 0) {
             int n = (int) Math.min(frames, perBuffer);
             ByteBuf out = ctx.alloc().directBuffer(n * frameOctets);
             for (int i = 0; i < n; i++) {
-                out.writeInt(size).writeBytes(payload, 0, size);
+                out.writeInt(size).writeZero(header - FrameReader.HEADER).writeBytes(payload, 0, size);
             }
             ctx.write(out, ctx.voidPromise());
             frames -= n;

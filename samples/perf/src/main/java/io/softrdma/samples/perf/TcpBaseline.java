@@ -183,7 +183,7 @@ final class TcpBaseline implements TcpReference {
             this.payload = payload;
             this.size = size;
             // Frames between writability checks: one encoded buffer's worth.
-            this.perWrite = Math.max(1, FrameWriter.BUFFER_OCTETS / (FrameReader.HEADER + size));
+            this.perWrite = Math.max(1, FrameWriter.BUFFER_OCTETS / (FrameReader.headerOctets(size) + size));
             this.progress = progress;
         }
 

@@ -19,11 +19,18 @@ import org.junit.jupiter.api.Test;
 class FrameReaderTest {
     private static final PooledByteBufAllocator ALLOC = PooledByteBufAllocator.DEFAULT;
 
-    /** Frames of the given body lengths, each body filled with its frame's number. */
+    /**
+     * Frames of the given body lengths, each body filled with its frame's number (bodies over 4 KiB after a header
+     * padded to 64 octets, the padding filled with 0xEE so that a reader that takes it for body is seen to).
+     */
     private static ByteBuf stream(int... lengths) {
-        java.nio.ByteBuffer octets = java.nio.ByteBuffer.allocate(4 * lengths.length + Arrays.stream(lengths).sum());
+        java.nio.ByteBuffer octets = java.nio.ByteBuffer.allocate(
+                Arrays.stream(lengths).map(n -> FrameReader.headerOctets(n) + n).sum());
         for (int i = 0; i < lengths.length; i++) {
             octets.putInt(lengths[i]);
+            for (int j = FrameReader.HEADER; j < FrameReader.headerOctets(lengths[i]); j++) {
+                octets.put((byte) 0xEE);
+            }
             for (int j = 0; j < lengths[i]; j++) {
                 octets.put((byte) i);
             }
@@ -47,13 +54,13 @@ class FrameReaderTest {
 
     @Test
     void countsFramesSplitAnywhere() {
-        int[] lengths = {64, 0, 5, 700, 64, 1};
+        int[] lengths = {64, 0, 5, 4097, 700, 64, 1};
         ByteBuf probe = stream(lengths);
         int total = probe.writerIndex();
         probe.release();
         // Every single cut point, and every octet a read of its own.
         for (int at = 0; at <= total; at++) {
-            FrameReader reader = new FrameReader(700);
+            FrameReader reader = new FrameReader(4097);
             long frames = 0;
             for (ByteBuf read : cut(stream(lengths), at)) {
                 frames += reader.skip(read);
@@ -62,7 +69,7 @@ class FrameReaderTest {
             }
             assertThat(frames).as("cut at %d", at).isEqualTo(lengths.length);
         }
-        FrameReader reader = new FrameReader(700);
+        FrameReader reader = new FrameReader(4097);
         ByteBuf whole = stream(lengths);
         long frames = 0;
         while (whole.isReadable()) {
@@ -77,12 +84,13 @@ class FrameReaderTest {
         Random random = new Random(18);
         int[] lengths = new int[200];
         for (int i = 0; i < lengths.length; i++) {
-            lengths[i] = random.nextInt(53);
+            // Mostly atomics' sizes, and now and then one large enough for the padded header.
+            lengths[i] = i % 40 == 7 ? 4097 + random.nextInt(200) : random.nextInt(53);
         }
         ByteBuf whole = stream(lengths);
         int size = whole.writerIndex();
-        int[] at = random.ints(60, 1, size).sorted().distinct().toArray();
-        FrameReader reader = new FrameReader(52);
+        int[] at = random.ints(300, 1, size).sorted().distinct().toArray();
+        FrameReader reader = new FrameReader(4296);
         List<String> bodies = new ArrayList<>();
         try {
             for (ByteBuf read : cut(whole, at)) {
@@ -100,6 +108,25 @@ class FrameReaderTest {
             expected.add(lengths[i] + ":" + String.format("%02x", i & 0xFF).repeat(lengths[i]));
         }
         assertThat(bodies).isEqualTo(expected);
+    }
+
+    @Test
+    void skipsTheAlignedHeadersPaddingWhereverAReadEnds() {
+        // Cut in the length field, in the padding, at the body's first octet and in the body.
+        for (int at : new int[] {2, 4, 5, 30, 63, 64, 65, 1000}) {
+            FrameReader reader = new FrameReader(4097);
+            List<String> bodies = new ArrayList<>();
+            try {
+                for (ByteBuf read : cut(stream(4097, 3), at)) {
+                    reader.read(ALLOC, read, (buf, index, length) -> bodies.add(length + ":"
+                            + ByteBufUtil.hexDump(buf, index, length).replace("00", "").replace("01", "x")));
+                    read.release();
+                }
+            } finally {
+                reader.release();
+            }
+            assertThat(bodies).as("cut at %d", at).containsExactly("4097:", "3:xxx");
+        }
     }
 
     @Test
