@@ -19,8 +19,8 @@ import java.util.function.Consumer;
  *
  * <ul>
  *   <li>frames go out batched ({@link FrameWriter}): small ones encoded together into one pooled buffer, many
- *       per write and one flush per burst; 64 KiB ones as a header and a retained slice of the payload, not
- *       copied;
+ *       per write and one flush per burst; 64 KiB ones as a header (padded to 64 octets, so that bodies stay
+ *       aligned) and a retained slice of the payload, not copied;
  *   <li>frames come in decoded in place ({@link FrameReader}): no object per frame;
  *   <li>responses to everything a read brought are written together and flushed once, at the end of the read
  *       ({@code channelReadComplete}); requests likewise.
