@@ -130,10 +130,10 @@ public final class PerfMain {
                     // An atomic has one size, its word: it runs once, whatever --size lists.
                     for (int size : test.atomic() ? List.of(PerfProtocol.ATOMIC_SIZE) : options.sizes()) {
                         results.add(print(out, options, measure(options, client, test, size, first)));
-                        first = false;
                         if (tcp != null) {
-                            results.add(print(out, options, measureTcp(options, tcp, payload, test, size)));
+                            results.add(print(out, options, measureTcp(options, tcp, payload, test, size, first)));
                         }
+                        first = false;
                     }
                 }
             } finally {
@@ -170,7 +170,7 @@ public final class PerfMain {
                                 (size, warmup, rtts) -> rx.rxAtomicLatency(op, warmup, rtts, check), check)));
                         if (tcp != null) {
                             results.add(print(out, options, measureTcp(options, tcp, payload, op,
-                                    PerfProtocol.ATOMIC_SIZE)));
+                                    PerfProtocol.ATOMIC_SIZE, op == Test.FETCH_ADD)));
                         }
                     }
                     continue;
@@ -359,11 +359,12 @@ public final class PerfMain {
      * with {@code size} octets, atomics as 52-octet requests answered with 12 octets by a server applying
      * them to a word; latency as one request answered at a time.
      */
-    private static PerfResult measureTcp(PerfOptions options, Loopback tcp, ByteBuf payload, Test test, int size)
-            throws Exception {
+    private static PerfResult measureTcp(PerfOptions options, Loopback tcp, ByteBuf payload, Test test, int size,
+            boolean first) throws Exception {
         String label = "tcp-" + test.wireName() + " " + ResultPrinter.size(size);
         Budget budget = bandwidthBudget(options);
-        Budget warmup = Budget.of(options.warmup());
+        // The raw-TCP path is compiled during its own first warm-up, as SoftRDMA's is.
+        Budget warmup = Budget.of(first ? options.warmup().multipliedBy(FIRST_WARMUP_FACTOR) : options.warmup());
         TcpReference reference = options.tcpBaseline().reference();
         WordCheck check = new WordCheck();
         AtomicLong progress = new AtomicLong();
