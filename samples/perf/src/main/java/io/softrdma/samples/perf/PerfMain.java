@@ -132,10 +132,10 @@ public final class PerfMain {
                     // An atomic has one size, its word: it runs once, whatever --size lists.
                     for (int size : test.atomic() ? List.of(PerfProtocol.ATOMIC_SIZE) : options.sizes()) {
                         results.add(print(out, options, measure(options, client, test, size, first)));
-                        first = false;
                         if (tcp != null) {
-                            results.add(print(out, options, measureTcp(options, tcp, payload, test, size)));
+                            results.add(print(out, options, measureTcp(options, tcp, payload, test, size, first)));
                         }
+                        first = false;
                     }
                 }
             } finally {
@@ -172,7 +172,7 @@ public final class PerfMain {
                                 (size, warmup, rtts) -> rx.rxAtomicLatency(op, warmup, rtts, check), check)));
                         if (tcp != null) {
                             results.add(print(out, options, measureTcp(options, tcp, payload, op,
-                                    PerfProtocol.ATOMIC_SIZE)));
+                                    PerfProtocol.ATOMIC_SIZE, op == Test.FETCH_ADD)));
                         }
                     }
                     continue;
@@ -361,11 +361,13 @@ public final class PerfMain {
      * with {@code size} octets, atomics as 52-octet requests answered with 12 octets by a server applying
      * them to a word; latency as one request answered at a time.
      */
-    private static PerfResult measureTcp(PerfOptions options, Loopback tcp, ByteBuf payload, Test test, int size)
-            throws Exception {
+    private static PerfResult measureTcp(PerfOptions options, Loopback tcp, ByteBuf payload, Test test, int size,
+            boolean first) throws Exception {
         String label = "tcp-" + test.wireName() + " " + ResultPrinter.size(size);
         Budget budget = bandwidthBudget(options);
-        Budget warmup = Budget.of(options.warmup());
+        // The raw-TCP path is compiled during its own first warm-up, as SoftRDMA's is.
+        Budget warmup = Budget.of(first ? options.warmup().multipliedBy(FIRST_WARMUP_FACTOR) : options.warmup());
+        TcpReference reference = options.tcpBaseline().reference();
         WordCheck check = new WordCheck();
         AtomicLong progress = new AtomicLong();
         Measured bw;
@@ -381,13 +383,13 @@ public final class PerfMain {
                 p.measuring();
             };
             if (test.atomic()) {
-                bw = TcpBaseline.atomic(tcp, test, warmup, budget, options.rate(), RdmaPerfClient.WINDOW, null,
+                bw = reference.atomic(tcp, test, warmup, budget, options.rate(), RdmaPerfClient.WINDOW, null,
                         progress, measuring, check);
             } else if (test == Test.READ) {
-                bw = TcpBaseline.requestResponse(tcp, payload, READ_REQUEST, size, warmup, budget, options.rate(),
+                bw = reference.requestResponse(tcp, payload, READ_REQUEST, size, warmup, budget, options.rate(),
                         RdmaPerfClient.WINDOW, null, progress, measuring);
             } else {
-                bw = TcpBaseline.stream(tcp, payload, size, warmup, budget, options.rate(), progress, measuring);
+                bw = reference.stream(tcp, payload, size, warmup, budget, options.rate(), progress, measuring);
             }
         }
         Usage usage = Usage.of(clientUsage, serverUsage, bw);
@@ -395,7 +397,7 @@ public final class PerfMain {
         int latencyWarmup = (int) Math.min(LATENCY_WARMUP, roundTrips);
         long[] rtts = new long[(int) roundTrips];
         if (test.atomic()) {
-            TcpBaseline.atomic(tcp, test, Budget.of(latencyWarmup), Budget.of(roundTrips), options.rate(), 1, rtts,
+            reference.atomic(tcp, test, Budget.of(latencyWarmup), Budget.of(roundTrips), options.rate(), 1, rtts,
                     new AtomicLong(), () -> { }, check);
         } else {
             int request = test == Test.READ ? READ_REQUEST : size;
@@ -404,7 +406,7 @@ public final class PerfMain {
                 case READ, SEND -> size;
                 case FETCH_ADD, COMPARE_SWAP -> throw new AssertionError(test);
             };
-            TcpBaseline.requestResponse(tcp, payload, request, response, Budget.of(latencyWarmup),
+            reference.requestResponse(tcp, payload, request, response, Budget.of(latencyWarmup),
                     Budget.of(roundTrips), options.rate(), 1, rtts, new AtomicLong(), () -> { });
         }
         Arrays.sort(rtts);

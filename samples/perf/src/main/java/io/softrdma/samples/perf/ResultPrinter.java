@@ -56,6 +56,9 @@ final class ResultPrinter {
                     .put("memoryScope", s.memoryScope())
                     .put("receivePool", s.receivePool());
         }
+        if (r.test().startsWith("tcp-")) {
+            line.put("baseline", o.tcpBaseline().wireName());
+        }
         out.println(JSON.writeValueAsString(line));
         out.flush();
     }
@@ -113,6 +116,14 @@ final class ResultPrinter {
             } else {
                 out.printf(Locale.ROOT, testColumn + " %s%n", r.test(), row);
             }
+        }
+        if (results.stream().anyMatch(r -> r.test().startsWith("tcp-"))) {
+            out.println();
+            out.println(o.tcpBaseline() == TcpReference.Kind.FRAMED
+                    ? "tcp-*: raw TCP over Netty, same transport and allocator, one event loop per side; length-prefixed"
+                            + " frames,\n  batched per flush and decoded in place (--baseline framed)"
+                    : "tcp-*: raw TCP over Netty, same transport and allocator, one event loop per side; unframed, one"
+                            + " buffer per\n  message (--baseline old, the reference before issue 18)");
         }
         if (results.stream().anyMatch(r -> isAtomic(r.test()))) {
             out.println();

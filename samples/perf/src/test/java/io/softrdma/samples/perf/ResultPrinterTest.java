@@ -50,6 +50,8 @@ class ResultPrinterTest {
         assertThat(atomic.get("serverCpu").isNull()).as("not measured: null, as before").isTrue();
         assertThat(atomic.get("allocBytesPerOp").isNull()).isTrue();
         assertThat(atomic.get("check").asString()).isEqualTo("bandwidth: word 200 after 200 fetch-adds of 1");
+        assertThat(atomic.get("baseline").asString()).as("raw TCP rows say which reference").isEqualTo("framed");
+        assertThat(write.has("baseline")).isFalse();
     }
 
     @Test
