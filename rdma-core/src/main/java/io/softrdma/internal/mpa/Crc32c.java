@@ -94,12 +94,23 @@ public final class Crc32c {
     }
 
     private boolean updateThroughWindow(ByteBuf buf, int index, int length) {
-        ByteBuffer window = MemoryWindows.current().window(buf, index, length, confined);
-        if (window == null) {
-            return false;
+        MemoryWindows windows = MemoryWindows.current();
+        for (int attempt = 0; ; attempt++) {
+            ByteBuffer window = windows.window(buf, index, length, confined);
+            if (window == null) {
+                return false;
+            }
+            try {
+                crc.update(window);
+                return true;
+            } catch (IllegalStateException freed) {
+                // A window over memory the JDK has freed (Java 22 and later): it read nothing; learn a live one.
+                if (attempt == MemoryWindows.SIZE) {
+                    throw freed;
+                }
+                windows.forget(window);
+            }
         }
-        crc.update(window);
-        return true;
     }
 
     private void updateComposite(CompositeByteBuf composite, int index, int length) {

@@ -85,10 +85,19 @@ public final class ByteBufCopy {
             dst.setBytes(dstIndex, src, srcIndex, length);
             return;
         }
-        ByteBuffer from = confinedNioBuffer(src, srcIndex, length);
-        if (from != null) {
-            dstView.put(dstIndex, from, from.position(), length);
-        } else if (dstView.isDirect()) {
+        for (int attempt = 0; ; attempt++) {
+            ByteBuffer from = confinedNioBuffer(src, srcIndex, length);
+            if (from == null) {
+                break;
+            }
+            try {
+                dstView.put(dstIndex, from, from.position(), length);
+                return;
+            } catch (IllegalStateException freed) {
+                forget(from, freed, attempt);
+            }
+        }
+        if (dstView.isDirect()) {
             // A source in pieces (an FPDU across two reads: a slice of the decoder's composite). Netty copies each
             // piece into the destination's internal NIO buffer with an absolute put: allocation-free when that
             // destination is this thread's own wrapper of the view.
@@ -110,13 +119,32 @@ public final class ByteBufCopy {
         }
         dst.ensureWritable(length);
         int at = dst.writerIndex();
-        ByteBuffer to = confinedNioBuffer(dst, at, length);
-        if (to == null) {
-            dst.writeBytes(src, srcIndex, length);
-            return;
+        for (int attempt = 0; ; attempt++) {
+            ByteBuffer to = confinedNioBuffer(dst, at, length);
+            if (to == null) {
+                dst.writeBytes(src, srcIndex, length);
+                return;
+            }
+            try {
+                to.put(to.position(), srcView, srcIndex, length);
+                dst.writerIndex(at + length);
+                return;
+            } catch (IllegalStateException freed) {
+                forget(to, freed, attempt);
+            }
         }
-        to.put(to.position(), srcView, srcIndex, length);
-        dst.writerIndex(at + length);
+    }
+
+    /**
+     * A window threw because the memory it was learned over was freed (Java 22 and later: Netty's chunks live in
+     * FFM arenas); the bulk operation copied nothing, so the window is dropped and the copy tried again with a
+     * live one. A view that keeps throwing (never one of ours) fails the copy.
+     */
+    private static void forget(ByteBuffer window, IllegalStateException freed, int attempt) {
+        if (attempt == MemoryWindows.SIZE) {
+            throw freed;
+        }
+        MemoryWindows.current().forget(window);
     }
 
     /**

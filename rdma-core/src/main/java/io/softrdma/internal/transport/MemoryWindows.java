@@ -23,14 +23,17 @@ import java.nio.ByteBuffer;
  *
  * <p>A window is found by address, and a range is read through a window only when the range lies within it:
  * a range of a live buffer is live memory, whatever the window was learned from, even after that buffer or
- * chunk is gone.
+ * chunk is gone. Except where the JDK knows the memory is gone: Netty on Java 25 allocates chunks in FFM
+ * arenas, and a view of a chunk it has freed throws {@link IllegalStateException} on use (before it reads
+ * or writes anything), also for addresses a new chunk now occupies. A caller then {@link #forget}s that
+ * window and asks again, which learns a live one.
  *
  * <p>Thread safety: {@link #current()} is the calling thread's table; a table and the windows it returns are
  * used only by that thread, and a window only until the next call.
  */
 public final class MemoryWindows {
     /** Enough for the chunks of an event loop's arena and the regions its connections use at a time. */
-    private static final int SIZE = 16;
+    public static final int SIZE = 16;
 
     private static final FastThreadLocal<MemoryWindows> LOCAL = new FastThreadLocal<>() {
         @Override
@@ -86,6 +89,18 @@ public final class MemoryWindows {
         int capacity = buf.capacity();
         if (capacity > 0 && buf.hasMemoryAddress() && find(buf.memoryAddress(), capacity) < 0) {
             learn(buf, true);
+        }
+    }
+
+    /**
+     * Drops {@code window}, which threw {@link IllegalStateException} because the memory it was learned over
+     * was freed, so that the next {@link #window} call learns one over the memory there now.
+     */
+    public void forget(ByteBuffer window) {
+        for (int i = 0; i < SIZE; i++) {
+            if (windows[i] == window) {
+                windows[i] = null;
+            }
         }
     }
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.softrdma.internal.mpa.Crc32c;
@@ -77,6 +78,39 @@ class MemoryWindowsTest {
             assertThat(w.get(w.position())).isEqualTo(region.getByte(4000));
         } finally {
             region.release();
+        }
+    }
+
+    /**
+     * A buffer larger than a chunk is a chunk of its own, freed on release, and the next one of that size usually
+     * takes the same addresses. On Java 25 without native access (Netty's chunks then in FFM arenas) a window over
+     * the freed one throws instead of reading, and the CRC and the copy must learn a live window instead: run
+     * {@code JAVA_HOME=<jdk 25> ./mvnw verify -pl rdma-core -Dsurefire.jdkArgLine=-Dx=y -Dtest=MemoryWindowsTest}
+     * (the build's Java 25 profile grants native access, where Netty frees with free() and the window reads the
+     * live memory there now).
+     */
+    @Test
+    void aWindowOverFreedMemoryIsReplacedByALiveOne() {
+        int size = 8 << 20;
+        Crc32c crc = new Crc32c();
+        ByteBuf source = filled(Unpooled.directBuffer(4096, 4096), 5);
+        try {
+            for (int i = 0; i < 3; i++) {
+                ByteBuf gone = PooledByteBufAllocator.DEFAULT.directBuffer(size, size);
+                MemoryWindows.current().cover(gone);
+                gone.release();
+                ByteBuf live = filled(PooledByteBufAllocator.DEFAULT.directBuffer(size, size), i);
+                try {
+                    assertThat(crc.reset().update(live, 1000, 70_000).value()).isEqualTo(reference(live, 1000, 70_000));
+                    live.writerIndex(100);
+                    ByteBufCopy.append(source, source.nioBuffer(0, 4096), 10, live, 3000);
+                    assertThat(ByteBufUtil.equals(live, 100, source, 10, 3000)).isTrue();
+                } finally {
+                    live.release();
+                }
+            }
+        } finally {
+            source.release();
         }
     }
 
