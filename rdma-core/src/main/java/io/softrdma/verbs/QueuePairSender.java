@@ -20,6 +20,7 @@ import io.softrdma.internal.rdmap.ImmediateDataCodec;
 import io.softrdma.internal.rdmap.ReadRequestCodec;
 import io.softrdma.internal.rdmap.TerminateCause;
 import io.softrdma.internal.rdmap.TerminateCodec;
+import io.softrdma.internal.transport.MemoryWindows;
 import io.softrdma.internal.transport.PipelineNames;
 import io.softrdma.internal.transport.WriteBarrier;
 import io.softrdma.rdmap.AtomicOperation;
@@ -451,6 +452,9 @@ final class QueuePairSender {
         } else if (copyReadResponses) {
             payload = ctx.alloc().directBuffer(n, n);
             r.source.appendTo(r.source.indexOf(to), payload, n);
+            // The copy is this event loop's own: a window over its pool chunk lets the encoder's CRC read it without
+            // a new view per segment (a new buffer's first view is one).
+            MemoryWindows.current().cover(payload);
         } else {
             payload = r.source.memory().retainedSlice(r.source.indexOf(to), n);
         }

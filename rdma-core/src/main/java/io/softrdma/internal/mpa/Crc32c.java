@@ -3,6 +3,7 @@ package io.softrdma.internal.mpa;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.CompositeByteBuf;
 import io.softrdma.internal.transport.ByteBufCopy;
+import io.softrdma.internal.transport.MemoryWindows;
 import java.nio.ByteBuffer;
 import java.util.zip.CRC32C;
 
@@ -13,31 +14,44 @@ import java.util.zip.CRC32C;
  * <p>The FPDU trailer carries the standard CRC32c value least-significant octet first, as iSCSI and
  * Linux siw do: RFC 5044 Figure 5's trailer {@code 52 23 99 83} is the value {@code 0x83992352}.
  *
- * <p>On Java 17, {@link CRC32C} reads direct memory only through a {@link ByteBuffer}, and a slice of
- * a pooled buffer makes a new one per call. So an instance keeps a few reusable windows, each a
- * {@code ByteBuffer} over a whole root buffer (a registered region, a read buffer), keyed by that
- * buffer's memory address and capacity: a range of a live buffer is read through a window of the same
- * address and capacity, which therefore covers live memory. Sends from registered memory hit the
- * cache; a received FPDU costs at most one window per read buffer.
+ * <p>On Java 17, {@link CRC32C} reads direct memory only through a {@link ByteBuffer}, and a view of a
+ * pooled buffer is a new object or two per call. So direct ranges are read through the thread's
+ * {@link MemoryWindows}: views over whole pool chunks (learned from buffers confined to the thread) and
+ * over registered regions, which allocate nothing once learned. An instance made by {@link #confined()}
+ * reads only buffers confined to its thread (the decoder's read buffers) and may learn chunk windows from
+ * them; the default one may read memory other threads use (a region a Send comes from) and learns windows
+ * without touching such a buffer's state.
  *
  * <p>Thread safety: an instance belongs to one encoder or decoder, on one event loop.
  */
 public final class Crc32c {
-    /** Roots remembered: enough for the few regions a connection sends from at a time. */
-    private static final int WINDOWS = 8;
-
     /**
      * Ranges of direct memory up to this long are copied into an array first: cheaper than positioning
-     * a window, and read buffers, new at every read, would each need a new window.
+     * a window.
      */
     private static final int COPY_LIMIT = 1024;
 
     private final CRC32C crc = new CRC32C();
     private final byte[] scratch = new byte[COPY_LIMIT];
-    private final long[] windowAddress = new long[WINDOWS];
-    private final int[] windowCapacity = new int[WINDOWS];
-    private final ByteBuffer[] windows = new ByteBuffer[WINDOWS];
-    private int nextVictim;
+    /** Whether every buffer this instance reads is confined to the calling thread. */
+    private final boolean confined;
+
+    /** An instance for buffers other threads may use too (registered memory). */
+    public Crc32c() {
+        this(false);
+    }
+
+    private Crc32c(boolean confined) {
+        this.confined = confined;
+    }
+
+    /**
+     * An instance for buffers used by the calling thread only, such as received buffers: it may learn a window
+     * over a buffer's whole pool chunk through the buffer's own internal NIO buffer.
+     */
+    public static Crc32c confined() {
+        return new Crc32c(true);
+    }
 
     /** Starts a new value. */
     public Crc32c reset() {
@@ -80,37 +94,23 @@ public final class Crc32c {
     }
 
     private boolean updateThroughWindow(ByteBuf buf, int index, int length) {
-        ByteBuf root = buf;
-        for (ByteBuf parent = root.unwrap(); parent != null; parent = root.unwrap()) {
-            root = parent;
-        }
-        if (!root.hasMemoryAddress() || root instanceof CompositeByteBuf) {
-            return false;
-        }
-        long rootAddress = root.memoryAddress();
-        long offset = buf.memoryAddress() + index - rootAddress;
-        int capacity = root.capacity();
-        if (offset < 0 || offset + length > capacity) {
-            return false;
-        }
-        ByteBuffer window = window(root, rootAddress, capacity);
-        window.limit((int) offset + length).position((int) offset);
-        crc.update(window);
-        return true;
-    }
-
-    private ByteBuffer window(ByteBuf root, long address, int capacity) {
-        for (int i = 0; i < WINDOWS; i++) {
-            if (windowAddress[i] == address && windowCapacity[i] == capacity && windows[i] != null) {
-                return windows[i];
+        MemoryWindows windows = MemoryWindows.current();
+        for (int attempt = 0; ; attempt++) {
+            ByteBuffer window = windows.window(buf, index, length, confined);
+            if (window == null) {
+                return false;
+            }
+            try {
+                crc.update(window);
+                return true;
+            } catch (IllegalStateException freed) {
+                // A window over memory the JDK has freed (Java 22 and later): it read nothing; learn a live one.
+                if (attempt == MemoryWindows.SIZE) {
+                    throw freed;
+                }
+                windows.forget(window);
             }
         }
-        int i = nextVictim;
-        nextVictim = (nextVictim + 1) % WINDOWS;
-        windowAddress[i] = address;
-        windowCapacity[i] = capacity;
-        windows[i] = root.nioBuffer(0, capacity);
-        return windows[i];
     }
 
     private void updateComposite(CompositeByteBuf composite, int index, int length) {

@@ -39,7 +39,7 @@ public final class FpduDecoder extends ByteToMessageDecoder {
 
     private final boolean crcEnabled;
     private final boolean markers;
-    private final Crc32c crc = new Crc32c();
+    private final Crc32c crc = Crc32c.confined();
     /** Octets received since the first FPDU: where the peer's Markers fall (§4.3). */
     private long streamPosition;
     private long fpdusReceived;

@@ -23,7 +23,7 @@ import java.nio.ByteOrder;
  * region's memory is read and written by every connection it is used on. Memory shared that way is read with
  * absolute {@code getLong}s (short ranges) or addressed through a {@link ByteBuffer} view its owner made once
  * (a region's), with absolute bulk operations; a buffer confined to the caller's event loop (a received
- * buffer, a buffer it just allocated) is reached through Netty's cached internal NIO buffer. A source in pieces (a
+ * buffer, a buffer it just allocated) is reached through the thread's {@link MemoryWindows}. A source in pieces (a
  * composite) is copied by Netty, piece by piece, into a wrapper of the shared view that belongs to the calling
  * thread (each thread keeps a few).
  *
@@ -85,10 +85,19 @@ public final class ByteBufCopy {
             dst.setBytes(dstIndex, src, srcIndex, length);
             return;
         }
-        ByteBuffer from = confinedNioBuffer(src, srcIndex, length);
-        if (from != null) {
-            dstView.put(dstIndex, from, from.position(), length);
-        } else if (dstView.isDirect()) {
+        for (int attempt = 0; ; attempt++) {
+            ByteBuffer from = confinedNioBuffer(src, srcIndex, length);
+            if (from == null) {
+                break;
+            }
+            try {
+                dstView.put(dstIndex, from, from.position(), length);
+                return;
+            } catch (IllegalStateException freed) {
+                forget(from, freed, attempt);
+            }
+        }
+        if (dstView.isDirect()) {
             // A source in pieces (an FPDU across two reads: a slice of the decoder's composite). Netty copies each
             // piece into the destination's internal NIO buffer with an absolute put: allocation-free when that
             // destination is this thread's own wrapper of the view.
@@ -110,38 +119,42 @@ public final class ByteBufCopy {
         }
         dst.ensureWritable(length);
         int at = dst.writerIndex();
-        ByteBuffer to = confinedNioBuffer(dst, at, length);
-        if (to == null) {
-            dst.writeBytes(src, srcIndex, length);
-            return;
+        for (int attempt = 0; ; attempt++) {
+            ByteBuffer to = confinedNioBuffer(dst, at, length);
+            if (to == null) {
+                dst.writeBytes(src, srcIndex, length);
+                return;
+            }
+            try {
+                to.put(to.position(), srcView, srcIndex, length);
+                dst.writerIndex(at + length);
+                return;
+            } catch (IllegalStateException freed) {
+                forget(to, freed, attempt);
+            }
         }
-        to.put(to.position(), srcView, srcIndex, length);
-        dst.writerIndex(at + length);
     }
 
     /**
-     * {@code buf}'s octets {@code [index, index + length)} as the position and limit of its root buffer's
-     * internal NIO buffer, which Netty keeps per buffer and reuses (a slice's own {@code internalNioBuffer} is a
-     * new one each time); {@code null} where there is no single root with a memory address to find it by. Moves
-     * that buffer's position and limit, so only for a buffer confined to the caller's thread.
+     * A window threw because the memory it was learned over was freed (Java 22 and later: Netty's chunks live in
+     * FFM arenas); the bulk operation copied nothing, so the window is dropped and the copy tried again with a
+     * live one. A view that keeps throwing (never one of ours) fails the copy.
+     */
+    private static void forget(ByteBuffer window, IllegalStateException freed, int attempt) {
+        if (attempt == MemoryWindows.SIZE) {
+            throw freed;
+        }
+        MemoryWindows.current().forget(window);
+    }
+
+    /**
+     * {@code buf}'s octets {@code [index, index + length)} as the position and limit of one of this thread's
+     * {@link MemoryWindows}, learned over the whole pool chunk: a buffer's own {@code internalNioBuffer} is a
+     * new view for each newly allocated buffer, a window over its chunk is not. {@code null} where there is no
+     * single root with a memory address. Only for a buffer confined to the caller's thread.
      */
     private static ByteBuffer confinedNioBuffer(ByteBuf buf, int index, int length) {
-        if (!buf.hasMemoryAddress()) {
-            return null;
-        }
-        ByteBuf root = buf;
-        for (ByteBuf parent = root.unwrap(); parent != null; parent = root.unwrap()) {
-            root = parent;
-        }
-        if (!root.hasMemoryAddress() || root.nioBufferCount() != 1) {
-            return null;
-        }
-        long offset = buf.memoryAddress() - root.memoryAddress();
-        if (index < 0 || length < 0 || index > buf.capacity() - length || offset < 0
-                || offset + index + length > root.capacity()) {
-            return null;
-        }
-        return root.internalNioBuffer((int) offset + index, length);
+        return MemoryWindows.current().window(buf, index, length, true);
     }
 
     /**
