@@ -149,9 +149,7 @@ final class ConnectionScale {
                     server = new RdmaPerfServer(serverCm, device, "127.0.0.1", options.port(), mpa);
                     target = new InetSocketAddress("127.0.0.1", server.port());
                 } else {
-                    int colon = options.connect().lastIndexOf(':');
-                    target = new InetSocketAddress(options.connect().substring(0, colon),
-                            Integer.parseInt(options.connect().substring(colon + 1)));
+                    target = options.connectAddress();
                 }
                 RdmaPerfClient client = new RdmaPerfClient(clientCm, device, target, mpa, options.rate());
                 ProcessMemory before = ProcessMemory.now();

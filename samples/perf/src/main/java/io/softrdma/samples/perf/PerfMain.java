@@ -121,9 +121,7 @@ public final class PerfMain {
                 server = new RdmaPerfServer(serverCm, device, "127.0.0.1", options.port(), mpa);
                 target = new InetSocketAddress("127.0.0.1", server.port());
             } else {
-                int colon = options.connect().lastIndexOf(':');
-                target = new InetSocketAddress(options.connect().substring(0, colon),
-                        Integer.parseInt(options.connect().substring(colon + 1)));
+                target = options.connectAddress();
             }
             RdmaPerfClient client = new RdmaPerfClient(clientCm, device, target, mpa, options.rate());
             try {
@@ -367,7 +365,7 @@ public final class PerfMain {
         Budget budget = bandwidthBudget(options);
         // The raw-TCP path is compiled during its own first warm-up, as SoftRDMA's is.
         Budget warmup = Budget.of(first ? options.warmup().multipliedBy(FIRST_WARMUP_FACTOR) : options.warmup());
-        TcpReference reference = options.tcpBaseline().reference();
+        TcpReference reference = TcpBaseline.INSTANCE;
         WordCheck check = new WordCheck();
         AtomicLong progress = new AtomicLong();
         Measured bw;

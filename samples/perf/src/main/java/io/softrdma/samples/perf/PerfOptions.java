@@ -5,6 +5,7 @@ import io.softrdma.samples.cli.OptionValues;
 import io.softrdma.cm.RdmaTransport;
 import io.softrdma.reactive.MessagingOptions;
 import io.softrdma.samples.perf.PerfProtocol.Test;
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,7 +34,6 @@ import picocli.CommandLine.Option;
  * @param json print one JSON object per line instead of a table
  * @param progress show a progress line on a terminal
  * @param baseline also measure raw TCP the same way
- * @param tcpBaseline which raw-TCP reference: framed (the default) or the old, unframed one
  * @param transport the Netty transport
  * @param api which API to measure: the verbs (default), the reactive API next to RSocket, both, or one RSocket
  *     application over SoftRDMA and over TCP
@@ -50,7 +50,7 @@ import picocli.CommandLine.Option;
  */
 record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Duration duration, Duration warmup,
         double rate, boolean crc, boolean markers, int mpaRevision, int port, boolean server, String connect,
-        boolean json, boolean progress, TcpReference.Kind tcpBaseline,
+        boolean json, boolean progress,
         boolean baseline, RdmaTransport transport, Api api, List<ReactiveTest> reactiveTests,
         List<RsocketModel> rsocketModels, MessagingOptions messaging, List<Integer> connections, long receivePool) {
 
@@ -173,10 +173,6 @@ record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Durat
         String connect;
         @Option(names = "--no-baseline", description = "skip the raw TCP measurements")
         boolean noBaseline;
-        @Option(names = "--baseline", paramLabel = "framed|old", description = "the raw TCP reference: framed"
-                + " (default: length-prefixed frames, batched per flush, decoded in place, as a good Netty application"
-                + " sends them) or old (unframed, one buffer per message, as before issue 18)")
-        String tcpBaseline;
         @Option(names = "--transport", paramLabel = "epoll|nio", description = "Netty transport (default: epoll"
                 + " when available)")
         String transport;
@@ -271,9 +267,8 @@ record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Durat
             // A separate server cannot run the raw TCP reference: there is nothing to compare in this process.
             // Nor does a connection-scaling run: its rows are about the server, next to its own single connection.
             boolean withBaseline = !noBaseline && connect == null && connections.isEmpty();
-            TcpReference.Kind tcpBaseline = TcpReference.Kind.parse(this.tcpBaseline);
             return new PerfOptions(tests, sizes, iterations, duration, warmup, rate, crc, markers, mpaRevision,
-                    port == null ? 0 : port, server, connect, json, !noProgress, tcpBaseline, withBaseline, transport,
+                    port == null ? 0 : port, server, connect, json, !noProgress, withBaseline, transport,
                     api, reactiveTests, rsocketModels, messaging, connections, receivePool);
         }
 
@@ -578,6 +573,12 @@ record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Durat
     }
 
     /** Round trips in a latency phase. */
+    /** {@code --connect}'s HOST:PORT as an address (checked when parsed). */
+    InetSocketAddress connectAddress() {
+        int colon = connect.lastIndexOf(':');
+        return new InetSocketAddress(connect.substring(0, colon), Integer.parseInt(connect.substring(colon + 1)));
+    }
+
     long latencyRoundTrips() {
         return iterations > 0 ? iterations : LATENCY_ROUND_TRIPS;
     }

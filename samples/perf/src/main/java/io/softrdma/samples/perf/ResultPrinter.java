@@ -57,7 +57,7 @@ final class ResultPrinter {
                     .put("receivePool", s.receivePool());
         }
         if (r.test().startsWith("tcp-")) {
-            line.put("baseline", o.tcpBaseline().wireName());
+            line.put("baseline", "framed");
         }
         out.println(JSON.writeValueAsString(line));
         out.flush();
@@ -119,11 +119,8 @@ final class ResultPrinter {
         }
         if (results.stream().anyMatch(r -> r.test().startsWith("tcp-"))) {
             out.println();
-            out.println(o.tcpBaseline() == TcpReference.Kind.FRAMED
-                    ? "tcp-*: raw TCP over Netty, same transport and allocator, one event loop per side; length-prefixed"
-                            + " frames,\n  batched per flush and decoded in place (--baseline framed)"
-                    : "tcp-*: raw TCP over Netty, same transport and allocator, one event loop per side; unframed, one"
-                            + " buffer per\n  message (--baseline old, the reference before issue 18)");
+            out.println("tcp-*: raw TCP over Netty, same transport and allocator, one event loop per side;"
+                    + " length-prefixed frames,\n  batched per flush and decoded in place");
         }
         if (results.stream().anyMatch(r -> isAtomic(r.test()))) {
             out.println();

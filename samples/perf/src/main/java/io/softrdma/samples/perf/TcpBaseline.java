@@ -12,7 +12,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 /**
- * The raw TCP reference ({@code --baseline framed}, the default): what a well-written Netty application gets
+ * The raw TCP reference: what a well-written Netty application gets
  * from the same transport and the same model as SoftRDMA (plain channels, one event loop per side, the pooled
  * allocator, the same water marks). Every message is a frame, a 4-octet length and a body, as any protocol over
  * TCP must delimit its messages (SoftRDMA's are MPA FPDUs); what makes it fast is what such an application does:
@@ -41,9 +41,11 @@ final class TcpBaseline implements TcpReference {
     /** Stateless: one for every run. */
     static final TcpBaseline INSTANCE = new TcpBaseline();
     /** Frames per acknowledgement in a stream; a run is a whole number of batches. */
-    static final int BATCH = UnframedTcpBaseline.BATCH;
-    private static final int ATOMIC_REQUEST = UnframedTcpBaseline.ATOMIC_REQUEST;
-    private static final int ATOMIC_RESPONSE = UnframedTcpBaseline.ATOMIC_RESPONSE;
+    static final int BATCH = 64;
+    /** RFC 7306 §4's Atomic Request after the RDMAP header: what a raw TCP atomic request carries. */
+    private static final int ATOMIC_REQUEST = 52;
+    /** The Atomic Response after the RDMAP header: Original Request Identifier and Original Remote Data Value. */
+    private static final int ATOMIC_RESPONSE = 12;
     /** RFC 7306's atomic opcodes, in the low 4 bits of the request's first word. */
     private static final int FETCH_ADD = 0;
     private static final int COMPARE_SWAP = 2;

@@ -2,7 +2,6 @@ package io.softrdma.samples.perf;
 
 import io.netty.buffer.ByteBuf;
 import io.softrdma.samples.perf.PerfProtocol.Test;
-import java.util.Locale;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -14,46 +13,6 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Thread safety: one measurement at a time per {@link Loopback}.
  */
 interface TcpReference {
-    /** Which reference a run measures ({@code --baseline}). */
-    enum Kind {
-        /** {@link TcpBaseline}: length-prefixed frames, batched per flush (the default). */
-        FRAMED(TcpBaseline.INSTANCE),
-        /** {@link UnframedTcpBaseline}: unframed octets, one buffer per message (before issue 18). */
-        OLD(UnframedTcpBaseline.INSTANCE);
-
-        private final TcpReference reference;
-
-        Kind(TcpReference reference) {
-            this.reference = reference;
-        }
-
-        TcpReference reference() {
-            return reference;
-        }
-
-        /**
-         * Reads {@code --baseline}'s value; null (not given) is the framed one.
-         *
-         * @throws IllegalArgumentException naming the values there are
-         */
-        static Kind parse(String v) {
-            if (v == null) {
-                return FRAMED;
-            }
-            for (Kind k : values()) {
-                if (k.wireName().equals(v)) {
-                    return k;
-                }
-            }
-            throw new IllegalArgumentException("--baseline " + v + ": use framed or old");
-        }
-
-        /** As in {@code --baseline}: framed, old. */
-        String wireName() {
-            return name().toLowerCase(Locale.ROOT);
-        }
-    }
-
     /** {@code size}-octet messages one way, acknowledged in batches, rounded up to whole batches. */
     Measured stream(Loopback loopback, ByteBuf payload, int size, Budget warmup, Budget budget, double rate,
             AtomicLong progress, Runnable measuring) throws Exception;

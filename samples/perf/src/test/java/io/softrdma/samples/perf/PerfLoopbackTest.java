@@ -60,29 +60,6 @@ class PerfLoopbackTest {
     }
 
     @Test
-    void theOldBaselineStillRunsForComparison() throws Exception {
-        // --baseline old: the unframed raw-TCP reference of before issue 18, every row it has, checked as the framed.
-        PerfOptions options = PerfOptions.parse(new String[] {"--baseline", "old", "--size", "64,100000",
-            "--iterations", "300", "--warmup", "0", "--json", "--no-progress"});
-        assertThat(options.tcpBaseline()).isEqualTo(TcpReference.Kind.OLD);
-        List<PerfResult> results;
-        try (PrintStream out = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8)) {
-            results = PerfMain.run(options, out);
-        }
-        assertThat(results).filteredOn(r -> r.test().startsWith("tcp-")).extracting(PerfResult::test)
-                .containsExactly("tcp-write", "tcp-write", "tcp-read", "tcp-read", "tcp-send", "tcp-send",
-                        "tcp-fetch-add", "tcp-compare-swap");
-        for (PerfResult r : results) {
-            assertThat(r.iterations()).as("%s", r).isGreaterThanOrEqualTo(300);
-            assertThat(r.messagesPerSecond()).as("%s", r).isPositive();
-            assertThat(r.p50Micros()).as("%s", r).isPositive().isLessThanOrEqualTo(r.p99Micros());
-        }
-        assertThat(results).filteredOn(r -> r.test().equals("tcp-fetch-add")).extracting(PerfResult::check)
-                .containsExactly("bandwidth: word 300 after 300 fetch-adds of 1; latency: word 600 after 600"
-                        + " fetch-adds of 1");
-    }
-
-    @Test
     void atomicsRunOnceAndLeaveTheWordTheyImply() throws Exception {
         // --size does not multiply the atomic rows: one word, 8 octets.
         PerfOptions options = PerfOptions.parse(new String[] {"--test", "atomic", "--size", "64,4K", "--iterations",
@@ -107,7 +84,7 @@ class PerfLoopbackTest {
         assertThat(results).extracting(PerfResult::check).containsExactly(fetchAdd, fetchAdd, compareSwap,
                 compareSwap);
         String table = bytes.toString(StandardCharsets.UTF_8);
-        assertThat(table).contains("tcp-*: raw TCP over Netty", "(--baseline framed)");
+        assertThat(table).contains("tcp-*: raw TCP over Netty", "batched per flush");
         assertThat(table).contains("checked, the word after each phase:", "  fetch-add: " + fetchAdd,
                 "  tcp-compare-swap: " + compareSwap);
         assertThat(table.lines().filter(l -> l.startsWith("fetch-add ") || l.startsWith("compare-swap ")))

@@ -20,7 +20,6 @@ class PerfOptionsTest {
         assertThat(o.markers()).isFalse();
         assertThat(o.mpaRevision()).isEqualTo(2);
         assertThat(o.baseline()).isTrue();
-        assertThat(o.tcpBaseline()).as("frames batched per flush").isEqualTo(TcpReference.Kind.FRAMED);
         assertThat(o.duration()).isEqualTo(Duration.ofSeconds(2));
         assertThat(o.latencyRoundTrips()).isEqualTo(PerfOptions.LATENCY_ROUND_TRIPS);
         assertThat(o.api()).isEqualTo(PerfOptions.Api.VERBS);
@@ -196,17 +195,6 @@ class PerfOptionsTest {
     }
 
     @org.junit.jupiter.api.Test
-    void theBaselineIsFramedOrTheOldOne() {
-        assertThat(PerfOptions.parse(new String[] {"--baseline", "framed"}).tcpBaseline())
-                .isEqualTo(TcpReference.Kind.FRAMED);
-        assertThat(PerfOptions.parse(new String[] {"--baseline", "old"}).tcpBaseline()).isEqualTo(TcpReference.Kind.OLD);
-        assertThat(TcpReference.Kind.FRAMED.reference()).isSameAs(TcpBaseline.INSTANCE);
-        assertThat(TcpReference.Kind.OLD.reference()).isSameAs(UnframedTcpBaseline.INSTANCE);
-        assertThatThrownBy(() -> PerfOptions.parse(new String[] {"--baseline", "fast"}))
-                .hasMessage("--baseline fast: use framed or old");
-    }
-
-    @org.junit.jupiter.api.Test
     void helpListsEveryOptionWithItsDescription() {
         assertThat(PerfOptions.USAGE).startsWith("usage: java -jar perf.jar [options]\n  Measures RDMA Write");
         for (String line : List.of("--api verbs|reactive|rsocket|all\n", "verbs (default)",
@@ -218,7 +206,6 @@ class PerfOptionsTest {
                 "--markers on|off        MPA Markers", "--mpa-rev 1|2           MPA revision",
                 "--port P                the SoftRDMA server's port", "--server                run only",
                 "--connect HOST:PORT     run only the client", "--no-baseline           skip",
-                "--baseline framed|old   the raw TCP reference",
                 "--transport epoll|nio   Netty transport", "--inline N              with --api rsocket",
                 "--send-window N         with --api rsocket", "--json                  one JSON object",
                 "--no-progress           no progress line", "--help                  this text",
