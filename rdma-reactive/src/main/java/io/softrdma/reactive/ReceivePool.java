@@ -2,6 +2,7 @@ package io.softrdma.reactive;
 
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -36,7 +37,7 @@ public final class ReceivePool {
     private final AtomicLong used = new AtomicLong();
     private final AtomicLong peak = new AtomicLong();
     private final AtomicLong refusals = new AtomicLong();
-    private final java.util.concurrent.atomic.AtomicInteger sessions = new java.util.concurrent.atomic.AtomicInteger();
+    private final AtomicInteger sessions = new AtomicInteger();
     private final Queue<Runnable> waiting = new ConcurrentLinkedQueue<>();
 
     private ReceivePool(long capacity) {
