@@ -126,7 +126,12 @@ final class Responder {
                 // A slice or duplicate of the request shares its receive buffer, which goes back (and may hold the
                 // next message) once the request is released below: the answer takes a copy now, while it is valid.
                 ByteBuf copy = value.copy();
-                value.release();
+                if (request.refCnt() > 1) {
+                    // A retained slice brought its own reference. A plain one shares the request's single reference,
+                    // which hookFinally releases: releasing it here too would return the slot early, and the release
+                    // below would then hit the slot's next message (one view per slot, reused).
+                    value.release();
+                }
                 value = copy;
             }
             settle(MessageType.RESPONSE, value);
