@@ -357,6 +357,17 @@ final class DefaultQueuePair implements QueuePair {
         }
     }
 
+    /**
+     * As {@link #exit()}, but what the bracket caused runs in a task right after: for brackets opened inside the
+     * channel's own flush (a write barrier's listener), where a flush of new segments would be put off by Netty and
+     * leave them queued behind another barrier and its promise. Note: event loop only.
+     */
+    void exitLater() {
+        if (--depth == 0 && drainScheduled.compareAndSet(false, true)) {
+            executor.execute(drainTask);
+        }
+    }
+
     // ---- completion (event loop) ----
 
     SendQueueEntry sendEntry(long seq) {

@@ -506,22 +506,35 @@ final class QueuePairSender {
         pending = null;
         write(last);
         ctx.flush();
-        if (emittedUpTo > promisedUpTo) {
-            long upTo = emittedUpTo;
-            promisedUpTo = upTo;
-            if (batchHead == batchTail && allHandedToTcp()) {
-                qp.enter();
-                try {
-                    qp.sendsWritten(upTo);
-                } finally {
-                    qp.exit();
-                }
-            } else {
-                ChannelPromise promise = ctx.newPromise();
-                batches[batchTail++ % batches.length] = upTo;
-                promise.addListener(batchListener);
-                ctx.writeAndFlush(WriteBarrier.INSTANCE, promise);
+        if (batchHead == batchTail) {
+            promiseEmitted();
+        }
+        // Else a barrier is on its way: when it is written, what was emitted since is seen to (batchWritten), so at
+        // most one barrier, and one promise, is outstanding however many flushes leave bytes queued.
+    }
+
+    /**
+     * Completes the Sends and Writes emitted and not yet promised: at once if everything is in TCP's hands, else
+     * when a {@link WriteBarrier} written after them is. Call with no barrier outstanding and nothing pending.
+     */
+    private void promiseEmitted() {
+        if (emittedUpTo <= promisedUpTo) {
+            return;
+        }
+        long upTo = emittedUpTo;
+        promisedUpTo = upTo;
+        if (allHandedToTcp()) {
+            qp.enter();
+            try {
+                qp.sendsWritten(upTo);
+            } finally {
+                qp.exit();
             }
+        } else {
+            ChannelPromise promise = ctx.newPromise();
+            batches[batchTail++ % batches.length] = upTo;
+            promise.addListener(batchListener);
+            ctx.writeAndFlush(WriteBarrier.INSTANCE, promise);
         }
     }
 
@@ -538,8 +551,14 @@ final class QueuePairSender {
             qp.enter();
             try {
                 qp.sendsWritten(upTo);
+                if (pending == null && batchHead == batchTail) {
+                    // What was flushed while this barrier was outstanding (a segment still pending waits for its
+                    // own flush, which promises it).
+                    promiseEmitted();
+                }
             } finally {
-                qp.exit();
+                // This runs inside Netty's flush: what the completions post is sent by a task just after it.
+                qp.exitLater();
             }
         }
     }
