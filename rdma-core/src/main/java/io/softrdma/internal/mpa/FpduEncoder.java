@@ -33,6 +33,9 @@ import java.util.ArrayDeque;
  * or Marker before it has received and validated one, so writes are held until
  * {@link #releaseHeldWrites()} (which the {@link FpduDecoder} triggers).
  *
+ * <p>Why this class is long: it is MPA's whole transmit side (RFC 5044 §4 framing, §4.3 Markers, §7.1.2 rule 4's
+ * held writes) and the arena its FPDUs are framed into; the two framings share the stream position and the run.
+ *
  * <p>Thread safety: a channel handler; all methods run on the channel's event loop.
  */
 public final class FpduEncoder extends ChannelDuplexHandler {

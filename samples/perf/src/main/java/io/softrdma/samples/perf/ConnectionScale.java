@@ -43,6 +43,9 @@ import reactor.netty.resources.LoopResources;
  * send slots, as {@code SessionStatistics.bufferBytes} counts them).
  *
  * <p>Thread safety: called from the main thread; each phase runs on the event loops.
+ *
+ * <p>Why this class is long: it sets up, runs and measures N connections for both the verbs and the reactive rows,
+ * with the memory read at the same points for each, so that their figures compare.
  */
 final class ConnectionScale {
     /**

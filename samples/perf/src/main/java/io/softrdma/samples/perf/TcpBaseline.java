@@ -36,6 +36,9 @@ import java.util.function.Consumer;
  *       (52 octets), each applied by the server to an {@link AtomicLong} and answered with an Atomic Response
  *       frame (12 octets: the request's identifier and the value before).
  * </ul>
+ *
+ * <p>Why this class is long: it is the raw-TCP counterpart of every perf test, written out exchange by exchange so
+ * that each baseline does the same work as the RDMA row beside it.
  */
 final class TcpBaseline implements TcpReference {
     /** Stateless: one for every run. */
