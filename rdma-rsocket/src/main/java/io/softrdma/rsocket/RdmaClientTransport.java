@@ -35,7 +35,7 @@ public final class RdmaClientTransport implements ClientTransport {
 
     /**
      * A transport to {@code host}:{@code port} with SoftRDMA's defaults (MPA revision 2 with CRC, RFC 6581
-     * peer-to-peer, 4 KiB Sends, frames up to 16 MiB).
+     * peer-to-peer, frames up to 16 MiB) and {@link RSocketMessaging#DEFAULTS}' messaging sizes (8 KiB Sends).
      *
      * @param host the server's name or address; resolved at each connect
      * @param port its port, 1 to 65535
@@ -46,7 +46,8 @@ public final class RdmaClientTransport implements ClientTransport {
         if (port < 1 || port > 65535) {
             throw new IllegalArgumentException("port must be from 1 to 65535, was " + port);
         }
-        return new RdmaClientTransport(RdmaClient.create().host(host).port(port));
+        return new RdmaClientTransport(RdmaClient.create().host(host).port(port)
+                .messaging(RSocketMessaging.DEFAULTS));
     }
 
     /**

@@ -25,7 +25,8 @@ public final class RdmaServerTransport implements ServerTransport<CloseableRdmaS
     }
 
     /**
-     * A transport listening on every address at {@code port}, with SoftRDMA's defaults.
+     * A transport listening on every address at {@code port}, with SoftRDMA's defaults but
+     * {@link RSocketMessaging#DEFAULTS}' messaging sizes (8 KiB Sends).
      *
      * @param port 0 for any free port, or 1 to 65535
      * @return the transport
@@ -35,7 +36,8 @@ public final class RdmaServerTransport implements ServerTransport<CloseableRdmaS
     }
 
     /**
-     * A transport listening on {@code host}:{@code port}, with SoftRDMA's defaults.
+     * A transport listening on {@code host}:{@code port}, with SoftRDMA's defaults but
+     * {@link RSocketMessaging#DEFAULTS}' messaging sizes (8 KiB Sends).
      *
      * @param host the address to bind
      * @param port 0 for any free port, or 1 to 65535
@@ -46,7 +48,8 @@ public final class RdmaServerTransport implements ServerTransport<CloseableRdmaS
         if (port < 0 || port > 65535) {
             throw new IllegalArgumentException("port must be from 0 (any) to 65535, was " + port);
         }
-        return new RdmaServerTransport(RdmaServer.create().host(host).port(port));
+        return new RdmaServerTransport(RdmaServer.create().host(host).port(port)
+                .messaging(RSocketMessaging.DEFAULTS));
     }
 
     /**

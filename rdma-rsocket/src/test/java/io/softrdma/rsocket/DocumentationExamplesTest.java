@@ -10,7 +10,6 @@ import io.rsocket.core.RSocketConnector;
 import io.rsocket.core.RSocketServer;
 import io.rsocket.core.Resume;
 import io.rsocket.exceptions.ConnectionErrorException;
-import io.softrdma.reactive.MessagingOptions;
 import io.softrdma.reactive.RdmaClient;
 import io.softrdma.reactive.RdmaServer;
 import io.softrdma.testing.Snippets;
@@ -79,7 +78,7 @@ class DocumentationExamplesTest {
             }
             // tag::rsocket-configured[]
             RdmaClient rdma = RdmaClient.create().host(host).port(port)
-                    .messaging(MessagingOptions.DEFAULTS.withMaxMessageSize(1024 * 1024)); // frames up to 1 MiB
+                    .messaging(RSocketMessaging.DEFAULTS.withMaxMessageSize(1024 * 1024)); // frames up to 1 MiB
             RSocket small = RSocketConnector.connectWith(RdmaClientTransport.create(rdma)).block();
             // end::rsocket-configured[]
             try {

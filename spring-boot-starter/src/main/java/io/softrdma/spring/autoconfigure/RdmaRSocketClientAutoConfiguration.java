@@ -1,6 +1,7 @@
 package io.softrdma.spring.autoconfigure;
 
 import io.softrdma.reactive.RdmaClient;
+import io.softrdma.rsocket.RSocketMessaging;
 import io.softrdma.rsocket.RdmaClientTransport;
 import io.softrdma.spring.rsocket.DnsResolver;
 import io.softrdma.spring.rsocket.RdmaRSocketTransports;
@@ -35,7 +36,9 @@ public final class RdmaRSocketClientAutoConfiguration {
     RdmaRSocketTransports rdmaRSocketTransports(RdmaClient client, RdmaActivity activity, DnsResolver resolver,
             RdmaRSocketProperties properties) {
         RdmaRSocketProperties.Client p = properties.getClient();
-        return new RdmaRSocketTransports(client, activity, resolver, p.getRefreshInterval(),
+        // At least RSocket's sizes (8 KB Sends, so 4 KB payloads go inline), as the RSocket server over RDMA uses.
+        RdmaClient sized = client.messaging(RSocketMessaging.of(client.configuration().session().messaging()));
+        return new RdmaRSocketTransports(sized, activity, resolver, p.getRefreshInterval(),
                 reconnect(p.getReconnect()));
     }
 

@@ -3,6 +3,7 @@ package io.softrdma.spring.autoconfigure;
 import io.rsocket.core.RSocketServer;
 import io.rsocket.frame.decoder.PayloadDecoder;
 import io.softrdma.reactive.RdmaServer;
+import io.softrdma.rsocket.RSocketMessaging;
 import io.softrdma.rsocket.RdmaServerTransport;
 import io.softrdma.spring.rsocket.RdmaRSocketServer;
 import java.time.Duration;
@@ -52,6 +53,8 @@ public final class RdmaRSocketServerAutoConfiguration {
                     + p.getPort());
         }
         RdmaServer server = RdmaAutoConfiguration.serverSettings(rdma.getServer(), activity, sslBundles);
+        // At least RSocket's sizes (8 KB Sends, so 4 KB payloads go inline): a customizer may still set others.
+        server = server.messaging(RSocketMessaging.of(server.configuration().session().messaging()));
         for (RdmaServerCustomizer c : rdmaCustomizers.orderedStream().toList()) {
             server = c.customize(server);
         }

@@ -4,6 +4,7 @@ import io.softrdma.samples.cli.CommandLines;
 import io.softrdma.samples.cli.OptionValues;
 import io.softrdma.cm.RdmaTransport;
 import io.softrdma.reactive.MessagingOptions;
+import io.softrdma.rsocket.RSocketMessaging;
 import io.softrdma.samples.perf.PerfProtocol.Test;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -178,11 +179,11 @@ record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Durat
         String transport;
         @Option(names = "--inline", paramLabel = "N", description = "with --api rsocket: SoftRDMA's inline size,"
                 + " the largest Send (header included; larger frames go by RDMA Read), 1K to 256K in steps of 1K"
-                + " (default: the transport's, 4K)")
+                + " (default: the transport's, 8K)")
         String inline;
         @Option(names = "--send-window", paramLabel = "N", description = "with --api rsocket: octets of frames"
                 + " SoftRDMA's send keeps requested and not yet sent, K/M suffixes allowed (default: the"
-                + " transport's, 1M)")
+                + " transport's, 8M)")
         String sendWindow;
         @Option(names = "--connections", paramLabel = "N[,N..]", description = "N client connections at once against"
                 + " one server (one event loop each side), for each N given, up to " + MAX_CONNECTIONS + ": bandwidth"
@@ -244,7 +245,7 @@ record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Durat
                 throw new IllegalArgumentException("--port is the server's: with --connect, give the port as"
                         + " HOST:PORT");
             }
-            MessagingOptions messaging = MessagingOptions.DEFAULTS;
+            MessagingOptions messaging = api == Api.RSOCKET ? RSocketMessaging.DEFAULTS : MessagingOptions.DEFAULTS;
             if (inline != null || sendWindow != null) {
                 if (api != Api.RSOCKET) {
                     throw new IllegalArgumentException("--inline and --send-window size SoftRDMA's RSocket transport:"

@@ -66,10 +66,10 @@ class PerfOptionsTest {
         assertThat(some.baseline()).isFalse();
         assertThat(PerfOptions.parse(new String[] {"--api", "all"}).rsocketModels())
                 .as("all stays the verbs and the reactive API, as other runs compare it").isEmpty();
-        assertThat(all.messaging()).as("the transport's own").isEqualTo(MessagingOptions.DEFAULTS);
-        PerfOptions tuned = PerfOptions.parse(new String[] {"--api", "rsocket", "--inline", "8K", "--send-window",
+        assertThat(all.messaging()).as("the transport's own").isEqualTo(io.softrdma.rsocket.RSocketMessaging.DEFAULTS);
+        PerfOptions tuned = PerfOptions.parse(new String[] {"--api", "rsocket", "--inline", "16K", "--send-window",
             "32M"});
-        assertThat(tuned.messaging().inlineSize()).isEqualTo(8192);
+        assertThat(tuned.messaging().inlineSize()).isEqualTo(16384);
         assertThat(tuned.messaging().sendWindowBytes()).isEqualTo(32L << 20);
         assertThat(tuned.messaging().sendWindow()).isEqualTo(MessagingOptions.DEFAULTS.sendWindow());
     }
