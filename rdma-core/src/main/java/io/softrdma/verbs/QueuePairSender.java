@@ -9,6 +9,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelOutboundHandler;
 import io.netty.channel.ChannelPromise;
+import io.netty.channel.socket.DuplexChannel;
 import io.softrdma.internal.ddp.DdpControl;
 import io.softrdma.internal.ddp.TaggedHeaderCodec;
 import io.softrdma.internal.ddp.UntaggedHeaderCodec;
@@ -584,10 +585,30 @@ final class QueuePairSender {
                 1, 0);
         TerminateCodec.write(u.header(), cause);
         ChannelHandlerContext c = ctx;
-        c.writeAndFlush(u).addListener(ChannelFutureListener.CLOSE);
+        c.writeAndFlush(u).addListener(ChannelFutureListener.CLOSE_ON_FAILURE).addListener(f -> {
+            if (f.isSuccess()) {
+                halfClose(c);
+            }
+        });
         c.executor().schedule(() -> {
             c.close();
         }, TERMINATE_LINGER_MILLIS, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * After the Terminate: a FIN behind it, not a close. Closing a socket whose peer's octets are still unread (its
+     * Read Requests and Sends in flight keep coming) makes the kernel reset the connection and drop what it has not
+     * sent yet — the Terminate with it, when it waited behind Read Responses the peer had not taken (RFC 5040 §6.2
+     * wants the Terminate delivered, then the stream closed). So the output is shut, reading goes on (a terminated
+     * queue pair drops what arrives), and the channel closes when the peer closes or the linger ends.
+     */
+    private static void halfClose(ChannelHandlerContext c) {
+        if (c.channel() instanceof DuplexChannel duplex && duplex.isActive() && !duplex.isOutputShutdown()) {
+            duplex.shutdownOutput().addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
+            c.channel().config().setAutoRead(true);
+        } else {
+            c.close();
+        }
     }
 
     /** Releases a segment that was never written (the stream closed). */
