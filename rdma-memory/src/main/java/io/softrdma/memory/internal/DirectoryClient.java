@@ -136,6 +136,6 @@ final class DirectoryClient {
         if ((bits & Wire.ATOMIC_BIT) != 0) {
             rights.add(RegionAccess.ATOMIC);
         }
-        return Set.copyOf(rights);
+        return java.util.Collections.unmodifiableSet(rights);
     }
 }
