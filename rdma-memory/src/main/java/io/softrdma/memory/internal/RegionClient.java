@@ -90,22 +90,22 @@ public final class RegionClient {
             if (resolving != null) {
                 return resolving;
             }
-            @SuppressWarnings("unchecked")
-            Mono<ClientLease>[] self = new Mono[1];
-            self[0] = link.session()
+            java.util.concurrent.atomic.AtomicReference<Mono<ClientLease>> self = new java.util.concurrent.atomic
+                    .AtomicReference<>();
+            self.set(link.session()
                     .flatMap(s -> DirectoryClient.resolve(s, name, settings.clock(), null))
                     .map(DirectoryClient.Resolved::lease)
                     .doOnNext(this::install)
                     .doFinally(signal -> {
                         synchronized (this) {
-                            if (resolving == self[0]) {
+                            if (resolving == self.get()) {
                                 resolving = null;
                             }
                         }
                     })
-                    .cache();
-            resolving = self[0];
-            return self[0];
+                    .cache());
+            resolving = self.get();
+            return resolving;
         }
     }
 

@@ -190,9 +190,8 @@ final class SessionDirectory {
             answer = Mono.error(new NullPointerException("service '" + name + "' returned null"));
         }
         return answer
-                .map(body -> (ByteBuf) Unpooled.wrappedBuffer(Wire.ok(alloc, 0), body))
-                .defaultIfEmpty(Unpooled.EMPTY_BUFFER)
-                .map(b -> b == Unpooled.EMPTY_BUFFER ? Wire.ok(alloc, 0) : b)
+                .map(body -> Unpooled.wrappedBuffer(Wire.ok(alloc, 0), body))
+                .switchIfEmpty(Mono.fromSupplier(() -> Wire.ok(alloc, 0)))
                 .onErrorResume(e -> {
                     log.debug("service '{}' failed for {}", name, peer, e);
                     return Mono.just(Wire.failure(alloc, Wire.SERVICE_FAILED, "service '" + name + "' failed: "
