@@ -80,12 +80,18 @@ class LeaseTest {
         assertThat(reads).isGreaterThan(10);
         assertThat(fixture.server.leaseCount()).isEqualTo(1);
         assertThat(fixture.server.sessionCount()).isEqualTo(sessionsBefore);
+        LeaseStatistics used = fixture.server.leaseStatistics();
+        assertThat(used.lent()).as("one lease, kept alive by renewals").isEqualTo(1);
+        assertThat(used.renewed()).isGreaterThanOrEqualTo(4);
+        assertThat(used.expired()).isZero();
 
         await().atMost(TIMEOUT).until(() -> fixture.server.leaseCount() == 0);
+        assertThat(fixture.server.leaseStatistics().expired()).isEqualTo(1);
         // Not renewed by an idle client, so expired; the next use resolves before it would use the stale STag.
         assertThat(region.getLong(0).block(TIMEOUT)).isZero();
         assertThat(fixture.server.sessionCount()).as("no Terminate: the client knew its lease was over")
                 .isEqualTo(sessionsBefore);
+        assertThat(fixture.server.leaseStatistics().lent()).isEqualTo(2);
     }
 
     @Test
@@ -116,6 +122,7 @@ class LeaseTest {
 
         assertThat(region.getLong(8 * 1000).block(TIMEOUT)).as("resolved again").isEqualTo(8000);
         assertThat(owned.leaseCount()).as("the revoked lease is not among them").isEqualTo(1);
+        assertThat(fixture.server.leaseStatistics().revoked()).isEqualTo(1);
     }
 
     /** Every word of a slice holds its own offset: a read is either whole and right, or an error. */
