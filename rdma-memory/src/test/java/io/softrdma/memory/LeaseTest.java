@@ -95,6 +95,22 @@ class LeaseTest {
     }
 
     @Test
+    void aLongFluxOfReadsKeepsItsLeaseAlive() {
+        Duration lease = Duration.ofMillis(400);
+        fixture = new Fixture(server(lease), c -> c.credential("app"));
+        RemoteRegion region = fixture.region("r");
+        // One Flux, one lease taken at its start, running for five lease durations.
+        Long reads = region.read(Flux.interval(Duration.ofMillis(40)).onBackpressureDrop()
+                        .take(lease.multipliedBy(5)).map(i -> new RegionSlice(8 * (i % 100), 8)))
+                .count().block(TIMEOUT);
+        assertThat(reads).isGreaterThan(10);
+        LeaseStatistics stats = fixture.server.leaseStatistics();
+        assertThat(stats.lent()).isEqualTo(1);
+        assertThat(stats.expired()).isZero();
+        assertThat(stats.renewed()).isGreaterThanOrEqualTo(4);
+    }
+
+    @Test
     void revocationWhileReadsAreInFlight() {
         fixture = new Fixture(server(Duration.ofSeconds(30)), c -> c.credential("app"));
         ServerRegion owned = fixture.server.region("r");

@@ -115,6 +115,14 @@ public final class RegionClient {
         rights = l.rights();
     }
 
+    /** Renews the current lease if it is still {@code l}'s and half of it has passed. */
+    private void renewIfDue(ClientLease l) {
+        ClientLease current = lease;
+        if (current != null && current.id() == l.id() && settings.clock().millis() >= current.renewAt()) {
+            renew(current);
+        }
+    }
+
     /** Renews {@code l} in the background, once at a time; a refusal drops it, so the next use resolves. */
     private void renew(ClientLease l) {
         if (!l.renewing().compareAndSet(false, true)) {
@@ -277,6 +285,7 @@ public final class RegionClient {
                 return Flux.error(denied(l, RegionAccess.READ));
             }
             Flux<io.softrdma.verbs.RemoteMemory> remotes = Flux.from(slices).map(s -> {
+                renewIfDue(l); // a long Flux of reads is "in use" for as long as it runs
                 if (s.offset() + s.length() > l.remote().length()) {
                     throw new IllegalArgumentException("slice [" + s.offset() + ", " + (s.offset() + s.length())
                             + ") is outside region '" + name + "' of " + l.remote().length() + " octets");
