@@ -151,6 +151,19 @@ class LeaseTest {
     }
 
     @Test
+    void aReleasedLeaseEndsAtOnceAndTheHandleResolvesAgain() {
+        fixture = new Fixture(server(Duration.ofSeconds(30)), c -> c.credential("app"));
+        fixture.server.region("r").putLong(0, 11);
+        RemoteRegion region = fixture.region("r");
+        assertThat(fixture.server.leaseCount()).isEqualTo(1);
+        region.release().block(TIMEOUT);
+        assertThat(fixture.server.leaseCount()).isZero();
+        assertThat(fixture.server.leaseStatistics().released()).isEqualTo(1);
+        assertThat(region.getLong(0).block(TIMEOUT)).isEqualTo(11);
+        assertThat(fixture.server.leaseStatistics().lent()).isEqualTo(2);
+    }
+
+    @Test
     void aResizeRevokesAndTheNextLeaseSeesTheNewSizeAndTheOldContents() {
         fixture = new Fixture(server(Duration.ofSeconds(30)), c -> c.credential("app"));
         ServerRegion owned = fixture.server.region("r");

@@ -272,6 +272,18 @@ public final class RegionClient {
         }
     }
 
+    /** Releases the current lease, if any: the server deregisters it now rather than at expiry. */
+    public Mono<Void> release() {
+        return Mono.defer(() -> {
+            ClientLease l = lease;
+            if (l == null || l.session().isDisposed()) {
+                return Mono.empty();
+            }
+            forget(l);
+            return DirectoryClient.release(l.session(), name, l.id());
+        });
+    }
+
     // ---- octets and words ----
 
     public Mono<ByteBuf> read(long offset, int length) {
