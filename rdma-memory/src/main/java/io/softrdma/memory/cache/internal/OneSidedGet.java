@@ -52,15 +52,15 @@ public final class OneSidedGet {
         long hash = KeyHash.of(key);
         int bucketOffset = layout.bucketOffset(KeyHash.bucket(hash, layout.bucketCount()));
         int tag = KeyHash.tag(hash);
-        Mono<T> once = reader.read(bucketOffset, BUCKET_SIZE)
+        // Assembled anew for every attempt: a retry must issue new Reads, not resubscribe to the old ones.
+        return Mono.defer(() -> reader.read(bucketOffset, BUCKET_SIZE)
                 .map(bucket -> candidates(bucket, layout, tag))
                 .flatMapMany(Flux::fromIterable)
                 .concatMap(slot -> reader.read(slot.offset, slot.length)
                         .map(entry -> verdict(entry, slot.length, hash, key, clock, decode)))
                 .filter(Verdict::matched)
                 .next()
-                .flatMap(v -> Mono.justOrEmpty(v.value));
-        return Mono.defer(() -> once)
+                .flatMap(v -> Mono.justOrEmpty(v.value)))
                 .retryWhen(Retry.max(maxRetries)
                         .filter(TornReadException.class::isInstance)
                         .doBeforeRetry(signal -> listener.retried())
