@@ -49,6 +49,7 @@ public final class CacheTable {
     private long seq;
     private long evictions;
     private long expirations;
+    private long damaged;
 
     /**
      * A table over {@code region} (index 0 the region's first octet), formatted at once.
@@ -165,7 +166,16 @@ public final class CacheTable {
         if (slot < 0 || expiredAt(slot, base)) {
             return null;
         }
-        ByteBuf value = Entries.value(region, (int) Buckets.entryOffset(region, base, slot));
+        int at = (int) Buckets.entryOffset(region, base, slot);
+        try {
+            Entries.verify(region, at, Buckets.entryLength(region, base, slot), hash);
+        } catch (TornReadException e) {
+            // Only this owner writes the region, whole: a bad checksum here is damage, not a race. Never return it.
+            remove(byOffset.get(at));
+            damaged++;
+            return null;
+        }
+        ByteBuf value = Entries.value(region, at);
         return alloc.buffer(value.readableBytes()).writeBytes(value);
     }
 
@@ -183,6 +193,11 @@ public final class CacheTable {
             }
         }
         return n;
+    }
+
+    /** Entries found damaged (checksum mismatch) by an owner GET and dropped, since the table was made. */
+    public long damaged() {
+        return damaged;
     }
 
     /** Entries held (some may have expired and not been swept yet). */
