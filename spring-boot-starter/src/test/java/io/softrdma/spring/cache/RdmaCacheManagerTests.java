@@ -121,6 +121,23 @@ class RdmaCacheManagerTests {
         }
     }
 
+    /** The Javadoc's example of RdmaCacheManager. */
+    @Configuration(proxyBeanMethods = false)
+    static class JavadocExample {
+        @Bean(destroyMethod = "dispose")
+        RemoteMemory remoteMemory(@Value("${test.port}") int port) {
+            return RemoteMemory.builder().servers(List.of(new InetSocketAddress("127.0.0.1", port)))
+                    .credential("app").build();
+        }
+
+        // tag::rdma-cache-manager[]
+        @Bean
+        RdmaCacheManager cacheManager(RemoteMemory memory) {
+            return RdmaCacheManager.builder(memory).ttl("books", Duration.ofMinutes(5)).build();
+        }
+        // end::rdma-cache-manager[]
+    }
+
     static final AccessPolicy POLICY = AccessPolicy.grant("app", "cache.books", RegionAccess.READ, RegionAccess.WRITE)
             .or(AccessPolicy.grant("app", "cache.shelves", RegionAccess.READ, RegionAccess.WRITE));
     static CacheOwner books;
@@ -264,6 +281,17 @@ class RdmaCacheManagerTests {
             RdmaSpringCache cache = context.getBean(RdmaCacheManager.class).getCache("books");
             assertThatThrownBy(() -> cache.get(new Object())).hasMessageContaining("give @Cacheable a key expression");
         });
+    }
+
+    @Test
+    void theJavadocExampleMakesAWorkingManager() {
+        new ApplicationContextRunner().withUserConfiguration(JavadocExample.class)
+                .withPropertyValues("test.port=" + server.port())
+                .run(context -> {
+                    RdmaSpringCache cache = context.getBean(RdmaCacheManager.class).getCache("books");
+                    cache.put("888", new Book("888", "Example"));
+                    assertThat(cache.get("888", Book.class)).isEqualTo(new Book("888", "Example"));
+                });
     }
 
     @Test
