@@ -8,7 +8,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.util.retry.Retry;
 
@@ -54,17 +53,25 @@ public final class OneSidedGet {
         int tag = KeyHash.tag(hash);
         // Assembled anew for every attempt: a retry must issue new Reads, not resubscribe to the old ones.
         return Mono.defer(() -> reader.read(bucketOffset, BUCKET_SIZE)
-                .map(bucket -> candidates(bucket, layout, tag))
-                .flatMapMany(Flux::fromIterable)
-                .concatMap(slot -> reader.read(slot.offset, slot.length)
-                        .map(entry -> verdict(entry, slot.length, hash, key, clock, decode)))
-                .filter(Verdict::matched)
-                .next()
-                .flatMap(v -> Mono.justOrEmpty(v.value)))
+                        .map(bucket -> candidates(bucket, layout, tag))
+                        .flatMap(slots -> entry(reader, slots, 0, hash, key, clock, decode)))
                 .retryWhen(Retry.max(maxRetries)
                         .filter(TornReadException.class::isInstance)
                         .doBeforeRetry(signal -> listener.retried())
                         .onRetryExhaustedThrow((spec, signal) -> signal.failure()));
+    }
+
+    /** Reads the slots' entries in turn until one holds the key (Mono only: one slot matches nearly always). */
+    private static <T> Mono<T> entry(Reader reader, List<Slot> slots, int i, long hash, ByteBuf key,
+                                     LongSupplier clock, Function<ByteBuf, T> decode) {
+        if (i == slots.size()) {
+            return Mono.empty();
+        }
+        Slot slot = slots.get(i);
+        return reader.read(slot.offset, slot.length)
+                .map(entry -> verdict(entry, slot.length, hash, key, clock, decode))
+                .flatMap(v -> v.matched ? Mono.justOrEmpty(v.value)
+                        : entry(reader, slots, i + 1, hash, key, clock, decode));
     }
 
     private static List<Slot> candidates(ByteBuf bucket, TableLayout layout, int tag) {

@@ -130,6 +130,30 @@ class OneSidedGetTest {
     }
 
     @Test
+    void anotherKeyWithTheSameHashIsSkippedByItsKey() {
+        // Slot 0 of k's bucket: an entry of another key that hashes (and so tags) exactly as k does; k goes to slot 1.
+        ByteBuf k = bytes("k");
+        ByteBuf other = bytes("not k");
+        ByteBuf value = bytes("other's");
+        long hash = KeyHash.of(k);
+        TableLayout layout = table.layout();
+        int base = layout.bucketOffset(KeyHash.bucket(hash, layout.bucketCount()));
+        int at = layout.logOffset() + layout.logLength() - 1024; // where the log's head will not reach here
+        int length = Entries.write(region, at, hash, 0, other, value);
+        Buckets.setSlot(region, base, 0, KeyHash.tag(hash), length, at);
+        Buckets.seal(region, base);
+        k.release();
+        other.release();
+        value.release();
+        put("k", "mine", 0);
+        assertThat(Buckets.entryOffset(region, base, 1)).as("k's own slot").isNotEqualTo(at);
+
+        StepVerifier.create(get(this::copy, "k", 3)).expectNext("mine").verifyComplete();
+        StepVerifier.create(get(this::copy, "not k", 3)).verifyComplete(); // its hash leads elsewhere
+        assertThat(retries).hasValue(0);
+    }
+
+    @Test
     void retriesAreBoundedThenTheCallerIsTold() {
         put("k", "v", 0);
         OneSidedGet.Reader alwaysTorn = (offset, length) -> copy(offset, length).map(buf -> {
