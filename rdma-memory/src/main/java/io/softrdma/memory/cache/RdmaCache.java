@@ -46,9 +46,11 @@ import reactor.util.retry.Retry;
  * Book dune = books.get("isbn-1").block();
  * }</pre>
  *
- * <p>What a GET may return: a value that some PUT stored and that was live at some moment during the GET, never a
- * mix of two values (each read is checked whole); a key deleted or replaced while the GET runs may still show its
- * previous value. Equal keys must encode to equal octets (the codec's job; JSON of records and strings does).
+ * <p>What a GET returns: the value the key had when its bucket was read (or, after the retries, when the owner
+ * answered), never a mix of two values (each read is checked whole); a key deleted or replaced while the GET runs
+ * may still show its previous value. A client remembers where it last found each key ({@link
+ * Builder#locationHints}), so a GET of an unchanged key reads bucket and entry at once: one round trip. Equal keys
+ * must encode to equal octets (the codec's job; JSON of records and strings does).
  *
  * <p>Thread safety: all methods may be called from any thread. Buffers: none cross this API; values are decoded from
  * the library's buffers before they are released.
