@@ -210,6 +210,16 @@ public final class RegionClient {
 
     /** Runs {@code body} on the current lease once the right and bounds are checked, translating its errors. */
     private <T> Mono<T> op(RegionAccess right, long offset, long length, Function<ClientLease, Mono<T>> body) {
+        return op(right, offset, length, body, false);
+    }
+
+    /**
+     * As {@link #op(RegionAccess, long, long, Function)}; if {@code repeatable} (the body hands no buffer over), an
+     * operation that found its session ended before it was posted — it never reached the wire — runs once more, on
+     * a new lease: the session ended between the lease check and the post, and the caller should not see that.
+     */
+    private <T> Mono<T> op(RegionAccess right, long offset, long length, Function<ClientLease, Mono<T>> body,
+            boolean repeatable) {
         if (offset < 0 || length < 0) {
             return Mono.error(new IllegalArgumentException("offset " + offset + " and length " + length
                     + " must not be negative"));
@@ -222,7 +232,13 @@ public final class RegionClient {
                 return Mono.error(new IllegalArgumentException("[" + offset + ", " + (offset + length) + ") is"
                         + " outside region '" + name + "' of " + l.remote().length() + " octets"));
             }
-            return body.apply(l).onErrorResume(e -> classify(l, e).flatMap(Mono::error));
+            return body.apply(l).onErrorResume(e -> {
+                if (repeatable && e instanceof IllegalStateException && l.session().isDisposed()) {
+                    forget(l);
+                    return op(right, offset, length, body, false);
+                }
+                return classify(l, e).flatMap(Mono::error);
+            });
         });
     }
 
@@ -241,7 +257,7 @@ public final class RegionClient {
     // ---- octets and words ----
 
     public Mono<ByteBuf> read(long offset, int length) {
-        return op(RegionAccess.READ, offset, length, l -> l.session().read(l.remote().slice(offset, length)));
+        return op(RegionAccess.READ, offset, length, l -> l.session().read(l.remote().slice(offset, length)), true);
     }
 
     public Flux<ByteBuf> read(Publisher<RegionSlice> slices) {
@@ -283,7 +299,8 @@ public final class RegionClient {
     public Mono<Long> fetchAdd(long offset, long delta) {
         return Mono.defer(() -> {
             checkWord(offset);
-            return op(RegionAccess.ATOMIC, offset, 8, l -> l.session().fetchAdd(l.remote().slice(offset, 8), delta));
+            return op(RegionAccess.ATOMIC, offset, 8, l -> l.session().fetchAdd(l.remote().slice(offset, 8), delta),
+                    true);
         });
     }
 
@@ -291,7 +308,7 @@ public final class RegionClient {
         return Mono.defer(() -> {
             checkWord(offset);
             return op(RegionAccess.ATOMIC, offset, 8,
-                    l -> l.session().compareAndSwap(l.remote().slice(offset, 8), expect, update));
+                    l -> l.session().compareAndSwap(l.remote().slice(offset, 8), expect, update), true);
         });
     }
 
@@ -307,6 +324,14 @@ public final class RegionClient {
     }
 
     private static final TornAttempt TORN = new TornAttempt();
+    /** Torn or locked record attempts seen by every client in this JVM, retried (for tests and metrics). */
+    private static final java.util.concurrent.atomic.LongAdder TORN_ATTEMPTS = new java.util.concurrent.atomic
+            .LongAdder();
+
+    /** How many record reads and lock attempts found a record torn or locked, and were retried, so far. */
+    public static long tornAttempts() {
+        return TORN_ATTEMPTS.sum();
+    }
 
     /** Retries torn attempts: {@link #EAGER_ATTEMPTS} at once, then backing off from 10 µs to 1 ms. */
     private Retry tornRetries(long offset) {
@@ -315,6 +340,7 @@ public final class RegionClient {
             if (!(signal.failure() instanceof TornAttempt)) {
                 return Mono.error(signal.failure());
             }
+            TORN_ATTEMPTS.increment();
             long done = signal.totalRetries() + 1;
             if (done >= attempts) {
                 return Mono.error(new TornRecordException(name, "the record at " + offset + " of region '" + name
@@ -341,7 +367,7 @@ public final class RegionClient {
         return op(RegionAccess.READ, offset, RecordLayout.HEADER, l -> {
             long length = Math.min(RecordLayout.HEADER + (long) capacity, l.remote().length() - offset);
             return l.session().read(l.remote().slice(offset, length)).handle(this::checked);
-        });
+        }, true);
     }
 
     /** The header first, to learn the length, then header and payload in one Read, checked. */
@@ -359,7 +385,7 @@ public final class RegionClient {
                     }
                 })
                 .flatMap(length -> l.session().read(l.remote().slice(offset, RecordLayout.HEADER + (int) length))
-                        .handle(this::checked)));
+                        .handle(this::checked)), true);
     }
 
     /** Emits the payload of a consistent record (a slice of the library's buffer), or fails the attempt. */
@@ -380,7 +406,8 @@ public final class RegionClient {
             Mono<Long> lock = getLong(offset)
                     .flatMap(version -> (version & 1) != 0 ? Mono.error(TORN)
                             : compareAndSwap(offset, version, version + 1)
-                                    .flatMap(before -> before == version ? Mono.just(version) : Mono.error(TORN)))
+                                    .flatMap(before -> before.longValue() == version.longValue() ? Mono.just(version)
+                                            : Mono.error(TORN)))
                     .retryWhen(tornRetries(offset));
             return lock.flatMap(version -> {
                 ByteBuf body = ByteBufAllocator.DEFAULT.directBuffer(8 + length);
