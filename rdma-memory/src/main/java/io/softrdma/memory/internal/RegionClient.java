@@ -155,13 +155,16 @@ public final class RegionClient {
         }
         forget(l);
         TerminateException terminate = terminate(e);
+        // The operation failed because the session is ending: wait until it has, so that the next operation (or
+        // the resolution below) connects anew rather than meeting the ending session.
+        Mono<Void> ended = l.session().onDispose().timeout(Duration.ofSeconds(5), Mono.empty());
         if (terminate != null && isProtectionError(terminate.code())) {
-            return Mono.just(new RegionRevokedException(name, "the lease on region '" + name + "' is no longer"
-                    + " valid (it expired, or the owner revoked, resized or dropped the region): the server answered"
-                    + " with a Terminate, " + terminate.code() + "; the next operation resolves the region again", e));
+            return ended.then(Mono.just(new RegionRevokedException(name, "the lease on region '" + name + "' is no"
+                    + " longer valid (it expired, or the owner revoked, resized or dropped the region): the server"
+                    + " answered with a Terminate, " + terminate.code() + "; the next operation resolves the region"
+                    + " again", e)));
         }
-        // The operation failed because the session is ending: wait until it has, so that the link connects anew.
-        return l.session().onDispose().timeout(Duration.ofSeconds(5), Mono.empty())
+        return ended
                 .then(link.session())
                 .flatMap(s -> DirectoryClient.resolve(s, name, settings.clock(), l.id()))
                 .map(resolved -> {
@@ -208,18 +211,22 @@ public final class RegionClient {
         return (layer == TerminateLayer.RDMAP || layer == TerminateLayer.DDP) && code.errorType() == 1;
     }
 
-    /** Runs {@code body} on the current lease once the right and bounds are checked, translating its errors. */
-    private <T> Mono<T> op(RegionAccess right, long offset, long length, Function<ClientLease, Mono<T>> body) {
-        return op(right, offset, length, body, false);
+    /** When an operation may run once more, on a new lease, after its session ended under it. */
+    private enum Repeat {
+        /** It handed a buffer over (a Write): the buffer is gone, so the error goes to the caller. */
+        NEVER,
+        /**
+         * It met an ended session before it was posted, so it never reached the wire (an atomic): the session
+         * ended between the lease check and the post, and the caller should not see that.
+         */
+        IF_NOT_POSTED,
+        /** A Read: repeating it is harmless even if it reached the wire, so a lost connection is retried too. */
+        IF_LOST
     }
 
-    /**
-     * As {@link #op(RegionAccess, long, long, Function)}; if {@code repeatable} (the body hands no buffer over), an
-     * operation that found its session ended before it was posted — it never reached the wire — runs once more, on
-     * a new lease: the session ended between the lease check and the post, and the caller should not see that.
-     */
+    /** Runs {@code body} on the current lease once the right and bounds are checked, translating its errors. */
     private <T> Mono<T> op(RegionAccess right, long offset, long length, Function<ClientLease, Mono<T>> body,
-            boolean repeatable) {
+            Repeat repeat) {
         if (offset < 0 || length < 0) {
             return Mono.error(new IllegalArgumentException("offset " + offset + " and length " + length
                     + " must not be negative"));
@@ -233,11 +240,14 @@ public final class RegionClient {
                         + " outside region '" + name + "' of " + l.remote().length() + " octets"));
             }
             return body.apply(l).onErrorResume(e -> {
-                if (repeatable && e instanceof IllegalStateException && l.session().isDisposed()) {
+                if (repeat != Repeat.NEVER && e instanceof IllegalStateException && l.session().isDisposed()) {
                     forget(l);
-                    return op(right, offset, length, body, false);
+                    return op(right, offset, length, body, Repeat.NEVER);
                 }
-                return classify(l, e).flatMap(Mono::error);
+                return classify(l, e).flatMap(failure -> repeat == Repeat.IF_LOST
+                        && failure.getClass() == RemoteMemoryException.class && !(e instanceof RemoteMemoryException)
+                        ? op(right, offset, length, body, Repeat.NEVER) // classify resolved again: on the new lease
+                        : Mono.error(failure));
             });
         });
     }
@@ -257,7 +267,8 @@ public final class RegionClient {
     // ---- octets and words ----
 
     public Mono<ByteBuf> read(long offset, int length) {
-        return op(RegionAccess.READ, offset, length, l -> l.session().read(l.remote().slice(offset, length)), true);
+        return op(RegionAccess.READ, offset, length, l -> l.session().read(l.remote().slice(offset, length)),
+                Repeat.IF_LOST);
     }
 
     public Flux<ByteBuf> read(Publisher<RegionSlice> slices) {
@@ -281,7 +292,7 @@ public final class RegionClient {
         return op(RegionAccess.WRITE, offset, data.readableBytes(), l -> {
             handed.set(true);
             return l.session().write(l.remote().slice(offset, data.readableBytes()), data);
-        }).doFinally(s -> {
+        }, Repeat.NEVER).doFinally(s -> {
             if (handed.compareAndSet(false, true)) {
                 data.release(); // never handed to the session: it is still ours to release
             }
@@ -300,7 +311,7 @@ public final class RegionClient {
         return Mono.defer(() -> {
             checkWord(offset);
             return op(RegionAccess.ATOMIC, offset, 8, l -> l.session().fetchAdd(l.remote().slice(offset, 8), delta),
-                    true);
+                    Repeat.IF_NOT_POSTED);
         });
     }
 
@@ -308,7 +319,8 @@ public final class RegionClient {
         return Mono.defer(() -> {
             checkWord(offset);
             return op(RegionAccess.ATOMIC, offset, 8,
-                    l -> l.session().compareAndSwap(l.remote().slice(offset, 8), expect, update), true);
+                    l -> l.session().compareAndSwap(l.remote().slice(offset, 8), expect, update),
+                    Repeat.IF_NOT_POSTED);
         });
     }
 
@@ -367,7 +379,7 @@ public final class RegionClient {
         return op(RegionAccess.READ, offset, RecordLayout.HEADER, l -> {
             long length = Math.min(RecordLayout.HEADER + (long) capacity, l.remote().length() - offset);
             return l.session().read(l.remote().slice(offset, length)).handle(this::checked);
-        }, true);
+        }, Repeat.IF_LOST);
     }
 
     /** The header first, to learn the length, then header and payload in one Read, checked. */
@@ -385,7 +397,7 @@ public final class RegionClient {
                     }
                 })
                 .flatMap(length -> l.session().read(l.remote().slice(offset, RecordLayout.HEADER + (int) length))
-                        .handle(this::checked)), true);
+                        .handle(this::checked)), Repeat.IF_LOST);
     }
 
     /** Emits the payload of a consistent record (a slice of the library's buffer), or fails the attempt. */
