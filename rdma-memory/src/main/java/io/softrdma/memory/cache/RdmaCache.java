@@ -12,6 +12,7 @@ import io.softrdma.memory.RemoteRegion;
 import io.softrdma.memory.cache.internal.CacheProtocol;
 import io.softrdma.memory.cache.internal.KeyHash;
 import io.softrdma.memory.cache.internal.OneSidedGet;
+import io.softrdma.memory.cache.internal.StaleLayoutException;
 import io.softrdma.memory.cache.internal.TableLayout;
 import io.softrdma.memory.cache.internal.TornReadException;
 import io.softrdma.rdmap.TerminateException;
@@ -202,7 +203,10 @@ public final class RdmaCache<K, V> {
                         }))
                 .retryWhen(Retry.backoff(LEASE_RETRIES, Duration.ofMillis(10)).maxBackoff(Duration.ofMillis(200))
                         .filter(RdmaCache::leaseOrConnectionLost)
-                        .onRetryExhaustedThrow((spec, signal) -> signal.failure()));
+                        .onRetryExhaustedThrow((spec, signal) -> signal.failure()))
+                // the owner was restarted with a new table (its layout was dropped above): read the header again
+                .retryWhen(Retry.max(1).filter(e -> e instanceof StaleLayoutException
+                        || e instanceof IllegalArgumentException));
     }
 
     /**

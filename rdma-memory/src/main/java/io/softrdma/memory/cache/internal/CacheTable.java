@@ -85,7 +85,7 @@ public final class CacheTable {
     /** Empties the table: every bucket, then the header (a reader of a stale bucket finds its entry torn or gone). */
     private void format() {
         for (int b = 0; b < layout.bucketCount(); b++) {
-            Buckets.format(region, layout.bucketOffset(b));
+            Buckets.format(region, layout.bucketOffset(b), layout.tableId());
         }
         byOffset.clear();
         expiries.clear();

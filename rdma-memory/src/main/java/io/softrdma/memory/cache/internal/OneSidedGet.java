@@ -137,6 +137,9 @@ public final class OneSidedGet {
             throw new TornReadException("bucket (short read)");
         }
         Buckets.verify(bucket, base);
+        if (Buckets.tableId(bucket, base) != layout.tableId()) {
+            throw new StaleLayoutException(layout.tableId(), Buckets.tableId(bucket, base));
+        }
         List<Slot> slots = new ArrayList<>(1);
         for (int s = 0; s < SLOTS; s++) {
             if (Buckets.tag(bucket, base, s) == tag) {

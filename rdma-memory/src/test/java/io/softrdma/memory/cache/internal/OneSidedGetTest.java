@@ -220,6 +220,18 @@ class OneSidedGetTest {
     }
 
     @Test
+    void aLayoutOfAnotherTableIsToldApart() {
+        put("k", "v", 0);
+        TableLayout other = TableLayout.plan(region.capacity(), 64, 10); // same shape, another table id
+        ByteBuf k = bytes("k");
+        StepVerifier.create(OneSidedGet.lookup(this::copy, other, k, 0, now::get,
+                v -> v.toString(StandardCharsets.UTF_8), 3, listener)).expectError(StaleLayoutException.class)
+                .verify();
+        k.release();
+        assertThat(retries).hasValue(0);
+    }
+
+    @Test
     void retriesAreBoundedThenTheCallerIsTold() {
         put("k", "v", 0);
         OneSidedGet.Reader alwaysTorn = (offset, length) -> copy(offset, length).map(buf -> {
