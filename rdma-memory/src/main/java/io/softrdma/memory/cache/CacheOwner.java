@@ -220,8 +220,8 @@ public final class CacheOwner implements MemoryService, Disposable {
 
     @Override
     public String toString() {
-        return "CacheOwner{" + name + ", " + size + " octets" + (table == null ? ", not started" : ", " + table.layout())
-                + "}";
+        CacheTable t = table;
+        return "CacheOwner{" + name + ", " + size + " octets" + (t == null ? ", not started" : ", " + t.layout()) + "}";
     }
 
     /**
