@@ -134,7 +134,7 @@ class RdmaCacheTest {
                 .policy(p).build());
         RdmaCache<String, Book> books = books("app", Clock.systemUTC());
         assertThatThrownBy(() -> books.put("long", new Book("x".repeat(300), 1)).block(TIMEOUT))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("exceeds the cache's largest, 256");
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("exceed the cache's largest, 256");
     }
 
     @Test
@@ -264,6 +264,8 @@ class RdmaCacheTest {
                 .hasMessageContaining("a cache region must be");
         assertThatThrownBy(() -> CacheOwner.builder("c").size(1 << 20).buckets(3).build())
                 .hasMessageContaining("power of two");
+        assertThatThrownBy(() -> CacheOwner.builder("c").size(1 << 20).maxEntry(1 << 20).build())
+                .hasMessageContaining("do not fit a quarter of its entry log");
         assertThatThrownBy(() -> CacheOwner.builder("c").defaultTtl(Duration.ofSeconds(-1)))
                 .hasMessageContaining("must not be negative");
     }

@@ -55,7 +55,7 @@ public final class CacheTable {
      * A table over {@code region} (index 0 the region's first octet), formatted at once.
      *
      * @param clock milliseconds since the epoch, the time TTLs are measured in
-     * @param maxEntry the largest entry (32 octets of header, key and value) to accept; at most a quarter of the log,
+     * @param maxEntry the largest entry (header, key and value) to accept; at most a quarter of the log,
      *     so one put never empties most of the cache
      */
     public CacheTable(ByteBuf region, TableLayout layout, LongSupplier clock, int maxEntry) {
