@@ -1,6 +1,7 @@
 package io.softrdma.memory;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.netty.buffer.ByteBuf;
@@ -139,6 +140,27 @@ class LeaseTest {
         assertThat(region.getLong(8 * 1000).block(TIMEOUT)).as("resolved again").isEqualTo(8000);
         assertThat(owned.leaseCount()).as("the revoked lease is not among them").isEqualTo(1);
         assertThat(fixture.server.leaseStatistics().revoked()).isEqualTo(1);
+    }
+
+    /**
+     * Right after an operation failed with the revocation, the region is asked for again through the client — not
+     * through the revoked handle — and resolves, on a new connection, without an error: the session the Terminate
+     * is closing is not used for the new lease.
+     */
+    @Test
+    void aRegionAskedForRightAfterARevocationResolvesAgain() {
+        fixture = new Fixture(server(Duration.ofSeconds(30)), c -> c.credential("app"));
+        ServerRegion owned = fixture.server.region("r");
+        owned.putLong(16, 42);
+        for (int i = 0; i < 10; i++) {
+            RemoteRegion region = fixture.region("r");
+            assertThat(region.getLong(16).block(TIMEOUT)).isEqualTo(42);
+            assertThat(owned.revoke()).isEqualTo(1);
+            assertThatThrownBy(() -> region.getLong(16).block(TIMEOUT)).isInstanceOf(RegionRevokedException.class);
+            assertThat(fixture.client.region("r").flatMap(r -> r.getLong(16)).block(TIMEOUT)).as("round %d", i)
+                    .isEqualTo(42);
+        }
+        assertThat(fixture.server.leaseStatistics().revoked()).isEqualTo(10);
     }
 
     /** Every word of a slice holds its own offset: a read is either whole and right, or an error. */

@@ -126,6 +126,20 @@ final class DirectoryClient {
         };
     }
 
+    /** Whether a directory call failed because its connection ended under it (not for anything the server said). */
+    static boolean connectionLost(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof io.softrdma.ConnectionClosedException || t instanceof io.softrdma.rdmap.TerminateException
+                    || t instanceof java.util.concurrent.CancellationException) {
+                return true;
+            }
+            if (t instanceof RdmaRemoteException || t == t.getCause()) {
+                return false;
+            }
+        }
+        return false;
+    }
+
     private static Throwable lost(String name, Throwable e) {
         if (e instanceof RemoteMemoryException) {
             return e;

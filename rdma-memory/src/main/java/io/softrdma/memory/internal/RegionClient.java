@@ -93,6 +93,10 @@ public final class RegionClient {
                     .AtomicReference<>();
             self.set(link.session()
                     .flatMap(s -> DirectoryClient.resolve(s, name, settings.clock(), null))
+                    // The cached session may be one a Terminate is closing (right after a revocation): its end is
+                    // moments away, and the next subscription to the link connects anew.
+                    .retryWhen(Retry.backoff(3, Duration.ofMillis(10)).filter(DirectoryClient::connectionLost)
+                            .onRetryExhaustedThrow((spec, signal) -> signal.failure()))
                     .map(DirectoryClient.Resolved::lease)
                     .doOnNext(this::install)
                     .doFinally(signal -> {
