@@ -1,0 +1,65 @@
+package io.softrdma.memory.internal;
+
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Consistent hashing of shard keys over servers (Karger et al., 1997): each server stands at {@link #POINTS} points
+ * of a 64-bit ring, a key goes to the first point at or after its hash, so a server that comes or goes moves only
+ * the keys next to its points. Servers are named by {@code host:port}, so every client with the same list agrees.
+ *
+ * <p>Thread safety: immutable.
+ */
+public final class HashRing {
+    static final int POINTS = 160;
+
+    private final List<InetSocketAddress> servers;
+    private final TreeMap<Long, InetSocketAddress> ring = new TreeMap<>();
+
+    public HashRing(List<InetSocketAddress> servers) {
+        if (servers.isEmpty()) {
+            throw new IllegalArgumentException("no memory servers to hash over");
+        }
+        this.servers = List.copyOf(servers);
+        for (InetSocketAddress server : this.servers) {
+            String name = name(server);
+            for (int i = 0; i < POINTS; i++) {
+                ring.put(hash((name + "#" + i).getBytes(StandardCharsets.UTF_8)), server);
+            }
+        }
+    }
+
+    public List<InetSocketAddress> servers() {
+        return servers;
+    }
+
+    /** The server of {@code key}: a {@code byte[]} by its octets, anything else by its {@code toString()}. */
+    public InetSocketAddress pick(Object key) {
+        byte[] octets = key instanceof byte[] b ? b : String.valueOf(key).getBytes(StandardCharsets.UTF_8);
+        Map.Entry<Long, InetSocketAddress> at = ring.ceilingEntry(hash(octets));
+        return (at != null ? at : ring.firstEntry()).getValue();
+    }
+
+    /** {@code host:port}, the host as given (not resolved). */
+    public static String name(InetSocketAddress server) {
+        return server.getHostString() + ":" + server.getPort();
+    }
+
+    /** FNV-1a over the octets, then MurmurHash3's 64-bit finalizer to spread FNV's weak high bits. */
+    static long hash(byte[] octets) {
+        long h = 0xcbf29ce484222325L;
+        for (byte b : octets) {
+            h ^= b & 0xff;
+            h *= 0x100000001b3L;
+        }
+        h ^= h >>> 33;
+        h *= 0xff51afd7ed558ccdL;
+        h ^= h >>> 33;
+        h *= 0xc4ceb9fe1a85ec53L;
+        h ^= h >>> 33;
+        return h;
+    }
+}
