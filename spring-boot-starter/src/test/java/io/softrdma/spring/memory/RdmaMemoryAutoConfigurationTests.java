@@ -1,0 +1,182 @@
+package io.softrdma.spring.memory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.softrdma.memory.AccessDecision;
+import io.softrdma.memory.AccessPolicy;
+import io.softrdma.memory.MemoryServer;
+import io.softrdma.memory.RegionAccess;
+import io.softrdma.memory.RegionAccessDeniedException;
+import io.softrdma.memory.RegionSpec;
+import io.softrdma.memory.RemoteMemory;
+import io.softrdma.memory.RemoteRegion;
+import io.softrdma.spring.autoconfigure.RdmaAutoConfiguration;
+import io.softrdma.spring.autoconfigure.RdmaHealthAutoConfiguration;
+import io.softrdma.spring.autoconfigure.RdmaMemoryAutoConfiguration;
+import io.softrdma.spring.rsocket.DnsResolver;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import reactor.test.StepVerifier;
+
+/**
+ * The {@code rdma.memory.*} auto-configuration: the memory server from properties (regions, grants, policy beans,
+ * customizers), its lifecycle and health, the RemoteMemory bean (fixed servers, or a headless Service through the
+ * DnsResolver bean), and the mistakes it refuses at startup.
+ */
+class RdmaMemoryAutoConfigurationTests {
+    static final Duration TIMEOUT = Duration.ofSeconds(10);
+
+    final ApplicationContextRunner runner = new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(
+            RdmaAutoConfiguration.class, RdmaMemoryAutoConfiguration.class, RdmaHealthAutoConfiguration.class));
+
+    /** A memory server on loopback with a region "counters" (read, write, atomic) granted to "app" in full. */
+    final ApplicationContextRunner server = runner.withPropertyValues("rdma.memory.server.port=0",
+            "rdma.memory.server.address=127.0.0.1", "rdma.memory.regions.counters.size=4KB",
+            "rdma.memory.regions.counters.access=read,write,atomic",
+            "rdma.memory.regions.counters.grants.app=read,write,atomic",
+            "rdma.memory.regions.prices.size=64KB", "rdma.memory.regions.prices.grants.app=read");
+
+    /** Runs {@code test} with a client context whose RemoteMemory reaches the server context's memory server. */
+    void withClient(AssertableApplicationContext serverContext, String credential,
+            Consumer<AssertableApplicationContext> test) {
+        int port = serverContext.getBean(RdmaMemoryServer.class).port();
+        runner.withPropertyValues("rdma.memory.client.servers=127.0.0.1:" + port,
+                "rdma.memory.client.credential=" + credential).run(test::accept);
+    }
+
+    @Test
+    void withoutMemoryPropertiesThereIsNeitherServerNorClient() {
+        runner.run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(MemoryServer.class)
+                .doesNotHaveBean(RdmaMemoryServer.class).doesNotHaveBean(RemoteMemory.class));
+        server.withPropertyValues("rdma.memory.server.enabled=false").run(context -> assertThat(context)
+                .hasNotFailed().doesNotHaveBean(RdmaMemoryServer.class));
+        runner.withPropertyValues("rdma.memory.client.servers=127.0.0.1:7473", "rdma.memory.client.enabled=false")
+                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(RemoteMemory.class));
+    }
+
+    @Test
+    void theRegionsOfThePropertiesAreServedFromTheStartAndTheHealthSaysSo() {
+        server.run(context -> {
+            assertThat(context).hasNotFailed();
+            RdmaMemoryServer memory = context.getBean(RdmaMemoryServer.class);
+            assertThat(memory.isRunning()).isTrue();
+            assertThat(memory.server().regionNames()).containsExactlyInAnyOrder("counters", "prices");
+            assertThat(memory.region("counters").spec()).isEqualTo(new RegionSpec("counters", 4096,
+                    Set.of(RegionAccess.READ, RegionAccess.WRITE, RegionAccess.ATOMIC)));
+            assertThat(memory.region("prices").spec().access()).as("read unless told").containsExactly(
+                    RegionAccess.READ);
+            assertThat(context.getEnvironment().getProperty(RdmaMemoryServer.PORT_PROPERTY, Integer.class))
+                    .isEqualTo(memory.port()).isPositive();
+            Health h = context.getBean("rdmaHealthIndicator", HealthIndicator.class).health();
+            assertThat(h.getStatus()).isEqualTo(Status.UP);
+            assertThat(h.getDetails().get("memory")).isEqualTo(Map.of("listening", true, "port", memory.port(),
+                    "connections", 0));
+            memory.stop();
+            assertThat(memory.isRunning()).isFalse();
+            assertThat(context.getBean("rdmaHealthIndicator", HealthIndicator.class).health().getStatus())
+                    .isEqualTo(Status.DOWN);
+        });
+    }
+
+    @Test
+    void aGrantedClientUsesTheRegionOneSidedAndTheOwnerSeesIt() {
+        server.run(serverContext -> withClient(serverContext, "app", client -> {
+            assertThat(client).hasSingleBean(RemoteMemory.class);
+            RemoteRegion counters = client.getBean(RemoteMemory.class).region("counters").block(TIMEOUT);
+            assertThat(counters.rights()).containsExactlyInAnyOrder(RegionAccess.READ, RegionAccess.WRITE,
+                    RegionAccess.ATOMIC);
+            StepVerifier.create(counters.fetchAdd(8, 5)).expectNext(0L).verifyComplete();
+            StepVerifier.create(counters.fetchAdd(8, 2)).expectNext(5L).verifyComplete();
+            assertThat(serverContext.getBean(RdmaMemoryServer.class).region("counters").getLong(8)).isEqualTo(7);
+            RemoteRegion prices = client.getBean(RemoteMemory.class).region("prices").block(TIMEOUT);
+            assertThat(prices.rights()).as("the grant, within the region's access").containsExactly(
+                    RegionAccess.READ);
+        }));
+    }
+
+    @Test
+    void aPeerTheGrantsDoNotNameIsRefusedWithTheReason() {
+        server.run(serverContext -> withClient(serverContext, "stranger", client ->
+                StepVerifier.create(client.getBean(RemoteMemory.class).region("counters"))
+                        .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(RegionAccessDeniedException.class)
+                                .hasMessageContaining("counters"))
+                        .verify(TIMEOUT)));
+    }
+
+    @Test
+    void accessPolicyBeansAndCustomizersAddToTheProperties() {
+        server.withUserConfiguration(PolicyAndCustomizer.class).run(serverContext -> {
+            assertThat(serverContext.getBean(RdmaMemoryServer.class).server().regionNames()).contains("extra");
+            withClient(serverContext, "auditor", client -> {
+                RemoteMemory memory = client.getBean(RemoteMemory.class);
+                assertThat(memory.region("extra").block(TIMEOUT).rights()).containsExactly(RegionAccess.READ);
+                StepVerifier.create(memory.region("counters")).expectError(RegionAccessDeniedException.class)
+                        .verify(TIMEOUT);
+            });
+            withClient(serverContext, "app", client -> assertThat(client.getBean(RemoteMemory.class)
+                    .region("counters").block(TIMEOUT).rights()).as("the properties' grant still holds")
+                    .contains(RegionAccess.ATOMIC));
+        });
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class PolicyAndCustomizer {
+        @Bean
+        AccessPolicy auditorPolicy() {
+            return (peer, region) -> peer.isNamed("auditor") && region.equals("extra")
+                    ? AccessDecision.grant(Set.of(RegionAccess.READ))
+                    : AccessDecision.refuse("only 'extra' is for auditors");
+        }
+
+        @Bean
+        MemoryServerCustomizer extraRegion() {
+            return s -> s.region("extra", 64, RegionAccess.READ);
+        }
+    }
+
+    @Test
+    void aHeadlessServiceIsResolvedThroughTheDnsResolverBean() {
+        runner.withPropertyValues("rdma.memory.client.service=memory.apps.svc.cluster.local",
+                "rdma.memory.client.port=7999").withBean(DnsResolver.class, () -> name -> {
+                    assertThat(name).isEqualTo("memory.apps.svc.cluster.local");
+                    return List.of(InetAddress.getByName("127.0.0.2"), InetAddress.getByName("127.0.0.3"));
+                }).run(context -> await().atMost(TIMEOUT).untilAsserted(() -> assertThat(context
+                        .getBean(RemoteMemory.class).servers()).as("resolved on a thread that may block")
+                        .containsExactlyInAnyOrder(new InetSocketAddress("127.0.0.2", 7999),
+                                new InetSocketAddress("127.0.0.3", 7999))));
+    }
+
+    @Test
+    void mistakesFailTheStartNamingThePropertyToFix() {
+        server.withPropertyValues("rdma.memory.regions.prices.grants.app=read,write").run(context ->
+                assertThat(context).hasFailed().getFailure().rootCause().hasMessage(
+                        "rdma.memory.regions.prices.grants.app grants write, which region 'prices' does not allow"
+                        + " (its access is read): add it to rdma.memory.regions.prices.access, or remove it from the"
+                        + " grant"));
+        server.withPropertyValues("rdma.memory.regions.empty.access=read").run(context -> assertThat(context)
+                .hasFailed().getFailure().rootCause().hasMessageContaining(
+                        "rdma.memory.regions.empty.size is not set"));
+        server.withPropertyValues("rdma.memory.regions.odd.size=12B").run(context -> assertThat(context)
+                .hasFailed().getFailure().hasStackTraceContaining("rdma.memory.regions.odd: region 'odd' size 12"
+                        + " must be a multiple of 8"));
+        runner.withPropertyValues("rdma.memory.client.servers=a:1", "rdma.memory.client.service=b").run(context ->
+                assertThat(context).hasFailed().getFailure().rootCause().hasMessageContaining("not both"));
+        runner.withPropertyValues("rdma.memory.server.port=70000").run(context -> assertThat(context).hasFailed()
+                .getFailure().rootCause().hasMessageContaining("rdma.memory.server.port must be from 0"));
+    }
+}
