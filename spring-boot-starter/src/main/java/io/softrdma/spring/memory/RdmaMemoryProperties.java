@@ -346,13 +346,20 @@ public class RdmaMemoryProperties {
         }
     }
 
-    /** The RDMA cache: its owner on the memory server, and the Spring CacheManager on the client. */
+    /**
+     * The RDMA cache: the caches the memory server owns ({@code caches.<name>.*}), and the Spring CacheManager over
+     * RemoteMemory on the client.
+     */
     public static class Cache {
-        /** Whether to serve the cache (with the memory server) and to make the RdmaCacheManager bean (with the client). */
+        /** Whether to make the RdmaCacheManager bean when there is a RemoteMemory bean. */
         private boolean enabled = true;
 
-        /** Memory of the cache table on each memory server: buckets, entries and values. */
-        private DataSize size = DataSize.ofMegabytes(16);
+        /**
+         * The caches this application's memory server owns, by name (the name @Cacheable gives): each in a region
+         * cache.NAME of size octets (8MB by default), entries living default-ttl unless put with another (none: until
+         * evicted); grants.PEER gives a peer read (GET) and/or write (PUT, DELETE) on it, as for regions.
+         */
+        private final Map<String, OwnedCache> caches = new LinkedHashMap<>();
 
         public boolean isEnabled() {
             return enabled;
@@ -362,12 +369,44 @@ public class RdmaMemoryProperties {
             this.enabled = enabled;
         }
 
+        public Map<String, OwnedCache> getCaches() {
+            return caches;
+        }
+    }
+
+    /** A cache the memory server owns ({@code rdma.memory.cache.caches.<name>.*}). */
+    public static class OwnedCache {
+        /** Octets of the cache's table: buckets, entries and values. */
+        private DataSize size = DataSize.ofMegabytes(8);
+
+        /** How long an entry lives unless put with its own; none: until evicted. */
+        private Duration defaultTtl;
+
+        /** Rights granted per peer on the cache: read (GET) and/or write (PUT, DELETE, clear). */
+        private Map<String, Set<RegionAccess>> grants = new LinkedHashMap<>();
+
         public DataSize getSize() {
             return size;
         }
 
         public void setSize(DataSize size) {
             this.size = size;
+        }
+
+        public Duration getDefaultTtl() {
+            return defaultTtl;
+        }
+
+        public void setDefaultTtl(Duration defaultTtl) {
+            this.defaultTtl = defaultTtl;
+        }
+
+        public Map<String, Set<RegionAccess>> getGrants() {
+            return grants;
+        }
+
+        public void setGrants(Map<String, Set<RegionAccess>> grants) {
+            this.grants = grants;
         }
     }
 }

@@ -1,0 +1,71 @@
+package io.softrdma.samples.remotememory;
+
+import io.netty.buffer.ByteBufAllocator;
+import io.softrdma.memory.MemoryCodec;
+import io.softrdma.memory.ServerRegion;
+import io.softrdma.spring.memory.RdmaMemoryServer;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
+import org.springframework.boot.context.event.ApplicationReadyEvent;
+import org.springframework.context.event.EventListener;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * The service's own use of its memory: it publishes every SKU's price in region {@code prices} as a versioned record
+ * when the application is ready, then republishes them every interval. Clients read the records with one-sided RDMA
+ * Reads while it writes; the record's version and checksum make them retry rather than see half a price.
+ *
+ * <p>Thread safety: start and stop by the application context; the updates run on one thread at a time.
+ */
+public final class PriceBoard {
+    private final RdmaMemoryServer memory;
+    private final int skus;
+    private final Duration interval;
+    private final AtomicLong revision = new AtomicLong();
+    private volatile Disposable updates;
+
+    PriceBoard(RdmaMemoryServer memory, int skus, Duration interval) {
+        this.memory = memory;
+        this.skus = skus;
+        this.interval = interval;
+    }
+
+    /** Publishes the first prices once the memory server runs, and schedules the next. */
+    @EventListener(ApplicationReadyEvent.class)
+    public void start() {
+        publish();
+        updates = Flux.interval(interval, interval, Schedulers.single()).subscribe(tick -> publish());
+    }
+
+    /** Stops the updates. */
+    public void stop() {
+        Disposable d = updates;
+        if (d != null) {
+            d.dispose();
+        }
+    }
+
+    /** The revision last published, 0 before the first. */
+    public long revision() {
+        return revision.get();
+    }
+
+    // tag::publish[]
+    private void publish() {
+        ServerRegion prices = memory.region("prices");
+        long next = revision.get() + 1;
+        for (int sku = 0; sku < skus; sku++) {
+            prices.writeRecord(Layout.price(sku),
+                    MemoryCodec.json().encode(Price.of(sku, next), ByteBufAllocator.DEFAULT));
+        }
+        revision.set(next);
+    }
+    // end::publish[]
+
+    @Override
+    public String toString() {
+        return "PriceBoard{skus=" + skus + ", revision=" + revision() + "}";
+    }
+}
