@@ -1,0 +1,336 @@
+package io.softrdma.memory.cache;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import io.softrdma.memory.MemoryCodec;
+import io.softrdma.memory.RegionRevokedException;
+import io.softrdma.memory.RemoteMemory;
+import io.softrdma.memory.RemoteMemoryException;
+import io.softrdma.memory.RemoteRegion;
+import io.softrdma.memory.cache.internal.CacheProtocol;
+import io.softrdma.memory.cache.internal.OneSidedGet;
+import io.softrdma.memory.cache.internal.TableLayout;
+import io.softrdma.memory.cache.internal.TornReadException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.util.retry.Retry;
+
+/**
+ * A client of an RDMA cache that {@link CacheOwner}s keep on one or more memory servers. GET is one-sided, as in
+ * Pilaf: an RDMA Read of the key's bucket, then of the entry its slot points to, each verified by its CRC-32C and the
+ * entry's key compared, read again when the owner changed either meanwhile, and asked of the owner after a few such
+ * retries; the owner's code does not run for a GET. PUT, DELETE and clear are requests to the owner. Keys and values
+ * go through {@link MemoryCodec}s; a key's encoded octets choose its server by consistent hashing
+ * ({@link RemoteMemory#serverFor}), so every client sends a key to the same owner.
+ *
+ * <pre>{@code
+ * RdmaCache<String, Book> books = RdmaCache.builder(memory, "books", String.class, Book.class).build();
+ * books.put("isbn-1", new Book("Dune", 1965)).block();
+ * Book dune = books.get("isbn-1").block();
+ * }</pre>
+ *
+ * <p>What a GET may return: a value that some PUT stored and that was live at some moment during the GET, never a
+ * mix of two values (each read is checked whole); a key deleted or replaced while the GET runs may still show its
+ * previous value. Equal keys must encode to equal octets (the codec's job; JSON of records and strings does).
+ *
+ * <p>Thread safety: all methods may be called from any thread. Buffers: none cross this API; values are decoded from
+ * the library's buffers before they are released.
+ */
+public final class RdmaCache<K, V> {
+    private final RemoteMemory memory;
+    private final String name;
+    private final String region;
+    private final Class<V> valueType;
+    private final MemoryCodec keyCodec;
+    private final MemoryCodec valueCodec;
+    private final Clock clock;
+    private final int retries;
+    private final Map<InetSocketAddress, TableLayout> layouts = new ConcurrentHashMap<>();
+    private final LongAdder hits = new LongAdder();
+    private final LongAdder misses = new LongAdder();
+    private final LongAdder oneSided = new LongAdder();
+    private final LongAdder retried = new LongAdder();
+    private final LongAdder ownerGets = new LongAdder();
+    private final LongAdder puts = new LongAdder();
+    private final LongAdder deletes = new LongAdder();
+
+    private RdmaCache(Builder<K, V> b) {
+        this.memory = b.memory;
+        this.name = b.name;
+        this.region = CacheOwner.regionName(b.name);
+        this.valueType = b.valueType;
+        this.keyCodec = b.keyCodec;
+        this.valueCodec = b.valueCodec;
+        this.clock = b.clock;
+        this.retries = b.retries;
+    }
+
+    /** A client of the cache {@code name} on {@code memory}'s servers, JSON for keys and values unless told. */
+    public static <K, V> Builder<K, V> builder(RemoteMemory memory, String name, Class<K> keyType,
+                                               Class<V> valueType) {
+        return new Builder<>(memory, name, keyType, valueType);
+    }
+
+    public String name() {
+        return name;
+    }
+
+    /** The value of {@code key}, or empty if the cache has none live. */
+    public Mono<V> get(K key) {
+        Objects.requireNonNull(key, "key");
+        return Mono.defer(() -> {
+            byte[] k = encodeKey(key);
+            return oneSidedGet(k)
+                    .onErrorResume(TornReadException.class, e -> ownerGet(k))
+                    .doOnNext(v -> hits.increment())
+                    .switchIfEmpty(Mono.fromRunnable(misses::increment));
+        });
+    }
+
+    /** Stores {@code value} under {@code key} with the owner's default TTL. */
+    public Mono<Void> put(K key, V value) {
+        return store(CacheProtocol.PUT, key, value, -1).then();
+    }
+
+    /** Stores {@code value} under {@code key}, to expire after {@code ttl} (zero: never). */
+    public Mono<Void> put(K key, V value, Duration ttl) {
+        return store(CacheProtocol.PUT, key, value, ttlMillis(ttl)).then();
+    }
+
+    /** Stores {@code value} unless {@code key} has a live value: emits that value if so, completes empty if stored. */
+    public Mono<V> putIfAbsent(K key, V value) {
+        return store(CacheProtocol.PUT_IF_ABSENT, key, value, -1);
+    }
+
+    /** Removes {@code key}'s value; emits whether there was one. */
+    public Mono<Boolean> delete(K key) {
+        Objects.requireNonNull(key, "key");
+        return Mono.defer(() -> {
+            byte[] k = encodeKey(key);
+            return call(k, CacheProtocol.DELETE, k, null, 0, response -> {
+                byte status = response.getByte(response.readerIndex());
+                if (status == CacheProtocol.DELETED) {
+                    deletes.increment();
+                }
+                return status == CacheProtocol.DELETED;
+            });
+        });
+    }
+
+    /** Removes every value, on every server. */
+    public Mono<Void> clear() {
+        return Flux.defer(() -> Flux.fromIterable(oneKeyPerServer()))
+                .flatMap(shard -> call(shard, CacheProtocol.CLEAR, null, null, 0, response -> Boolean.TRUE))
+                .then();
+    }
+
+    /** What this client has done so far. */
+    public CacheStatistics statistics() {
+        return new CacheStatistics(hits.sum(), misses.sum(), oneSided.sum(), retried.sum(), ownerGets.sum(),
+                puts.sum(), deletes.sum());
+    }
+
+    private Mono<V> oneSidedGet(byte[] k) {
+        ByteBuf key = Unpooled.wrappedBuffer(k);
+        return memory.region(region, k)
+                .flatMap(r -> layout(r)
+                        .flatMap(layout -> OneSidedGet.lookup(r::read, layout, key, clock::millis, this::decodeValue,
+                                retries, retried::increment))
+                        .doOnSuccess(v -> oneSided.increment())
+                        .doOnError(e -> {
+                            if (!(e instanceof TornReadException)) {
+                                layouts.remove(r.server()); // the owner may have restarted with another table
+                            }
+                        }))
+                // a lease revoked under the GET: the next region() resolves again
+                .retryWhen(Retry.max(1).filter(RegionRevokedException.class::isInstance));
+    }
+
+    /** The table's layout on the region's server, read once (its 64-octet header) and kept. */
+    private Mono<TableLayout> layout(RemoteRegion r) {
+        TableLayout known = layouts.get(r.server());
+        if (known != null) {
+            return Mono.just(known);
+        }
+        return Mono.defer(() -> r.read(0, TableLayout.HEADER_SIZE).map(TableLayout::readHeader))
+                .retryWhen(Retry.max(retries).filter(TornReadException.class::isInstance))
+                .onErrorMap(IllegalStateException.class, e -> new RemoteMemoryException(region, "region '" + region
+                        + "' on " + r.server() + " holds no cache table (" + e.getMessage() + "): has its owner been"
+                        + " started (CacheOwner.start)?", e))
+                .doOnNext(layout -> layouts.put(r.server(), layout));
+    }
+
+    private Mono<V> ownerGet(byte[] k) {
+        ownerGets.increment();
+        return this.<V>call(k, CacheProtocol.GET, k, null, 0, response -> null);
+    }
+
+    private Mono<V> store(byte op, K key, V value, long ttl) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(value, "value");
+        return Mono.defer(() -> {
+            byte[] k = encodeKey(key);
+            ByteBuf v = valueCodec.encode(value, ByteBufAllocator.DEFAULT);
+            ByteBuf request;
+            try {
+                request = CacheProtocol.request(ByteBufAllocator.DEFAULT, op, Unpooled.wrappedBuffer(k), v, ttl);
+            } finally {
+                v.release();
+            }
+            return memory.request(region, k, request).handle((response, sink) -> {
+                byte status = response.getByte(response.readerIndex());
+                switch (status) {
+                    case CacheProtocol.STORED -> puts.increment();
+                    case CacheProtocol.EXISTS -> sink.next(decodeValue(response.slice(response.readerIndex() + 1,
+                            response.readableBytes() - 1)));
+                    case CacheProtocol.TOO_LARGE -> sink.error(new IllegalArgumentException("cache '" + name
+                            + "': " + CacheProtocol.reason(response)));
+                    default -> sink.error(unexpected(status, response));
+                }
+            });
+        });
+    }
+
+    /**
+     * A request to the owner of shard {@code shard}; {@code map} turns the response (the library's, valid during
+     * the call) into the result. FOUND responses decode to the value whatever {@code map} says.
+     */
+    @SuppressWarnings("unchecked")
+    private <R> Mono<R> call(byte[] shard, byte op, byte[] key, ByteBuf value, long ttl,
+                             java.util.function.Function<ByteBuf, R> map) {
+        ByteBuf request = CacheProtocol.request(ByteBufAllocator.DEFAULT, op,
+                key == null ? null : Unpooled.wrappedBuffer(key), value, ttl);
+        return memory.request(region, shard, request).handle((response, sink) -> {
+            if (response.readableBytes() < 1) {
+                sink.error(new RemoteMemoryException(region, "empty response from the cache's owner"));
+                return;
+            }
+            byte status = response.getByte(response.readerIndex());
+            switch (status) {
+                case CacheProtocol.FOUND -> sink.next((R) decodeValue(response.slice(response.readerIndex() + 1,
+                        response.readableBytes() - 1)));
+                case CacheProtocol.ABSENT, CacheProtocol.DELETED, CacheProtocol.STORED -> {
+                    if (op != CacheProtocol.GET) {
+                        sink.next(map.apply(response));
+                    }
+                }
+                default -> sink.error(unexpected(status, response));
+            }
+        });
+    }
+
+    private RemoteMemoryException unexpected(byte status, ByteBuf response) {
+        String detail = status == CacheProtocol.REFUSED ? CacheProtocol.reason(response) : "status " + status;
+        return new RemoteMemoryException(region, "cache '" + name + "': the owner refused: " + detail);
+    }
+
+    private byte[] encodeKey(K key) {
+        ByteBuf encoded = keyCodec.encode(key, ByteBufAllocator.DEFAULT);
+        try {
+            return ByteBufUtil.getBytes(encoded);
+        } finally {
+            encoded.release();
+        }
+    }
+
+    private V decodeValue(ByteBuf data) {
+        return valueCodec.decode(data, valueType);
+    }
+
+    private static long ttlMillis(Duration ttl) {
+        Objects.requireNonNull(ttl, "ttl");
+        if (ttl.isNegative()) {
+            throw new IllegalArgumentException("TTL " + ttl + " must not be negative (zero: never expires)");
+        }
+        return ttl.isZero() ? 0 : Math.max(1, ttl.toMillis());
+    }
+
+    /** A shard key for each server now: the owners a clear must reach. */
+    private List<byte[]> oneKeyPerServer() {
+        List<InetSocketAddress> servers = memory.servers();
+        Map<InetSocketAddress, byte[]> keys = new LinkedHashMap<>();
+        for (int i = 0; keys.size() < servers.size() && i < 100_000; i++) {
+            byte[] k = ("clear-" + i).getBytes(StandardCharsets.UTF_8);
+            keys.putIfAbsent(memory.serverFor(k), k);
+        }
+        return List.copyOf(keys.values());
+    }
+
+    @Override
+    public String toString() {
+        return "RdmaCache{" + name + ", " + statistics() + "}";
+    }
+
+    /**
+     * How the client encodes and reads.
+     *
+     * <p>Thread safety: not thread-safe; build once.
+     */
+    public static final class Builder<K, V> {
+        private final RemoteMemory memory;
+        private final String name;
+        private final Class<V> valueType;
+        private MemoryCodec keyCodec = MemoryCodec.json();
+        private MemoryCodec valueCodec = MemoryCodec.json();
+        private Clock clock = Clock.systemUTC();
+        private int retries = 8;
+
+        private Builder(RemoteMemory memory, String name, Class<K> keyType, Class<V> valueType) {
+            this.memory = Objects.requireNonNull(memory, "memory");
+            this.name = Objects.requireNonNull(name, "name");
+            Objects.requireNonNull(keyType, "keyType");
+            this.valueType = Objects.requireNonNull(valueType, "valueType");
+            CacheOwner.builder(name); // the name rules
+        }
+
+        /** The codec of keys and values both. */
+        public Builder<K, V> codec(MemoryCodec codec) {
+            return keyCodec(codec).valueCodec(codec);
+        }
+
+        /** The codec of keys: equal keys must encode to equal octets. */
+        public Builder<K, V> keyCodec(MemoryCodec codec) {
+            this.keyCodec = Objects.requireNonNull(codec, "codec");
+            return this;
+        }
+
+        public Builder<K, V> valueCodec(MemoryCodec codec) {
+            this.valueCodec = Objects.requireNonNull(codec, "codec");
+            return this;
+        }
+
+        /** The clock expiry is judged by (the system's UTC clock): the owners' must agree with it. */
+        public Builder<K, V> clock(Clock clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /**
+         * How many times a GET reads the bucket again after finding it or its entry changing, before asking the owner
+         * (8 unless set; 0 asks the owner after the first such find).
+         */
+        public Builder<K, V> retries(int retries) {
+            if (retries < 0) {
+                throw new IllegalArgumentException("retries " + retries + " must not be negative");
+            }
+            this.retries = retries;
+            return this;
+        }
+
+        public RdmaCache<K, V> build() {
+            return new RdmaCache<>(this);
+        }
+    }
+}
