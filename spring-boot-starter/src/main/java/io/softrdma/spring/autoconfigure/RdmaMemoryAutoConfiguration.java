@@ -4,9 +4,11 @@ import io.softrdma.memory.AccessPolicy;
 import io.softrdma.memory.MemoryServer;
 import io.softrdma.memory.RegionSpec;
 import io.softrdma.memory.RemoteMemory;
+import io.softrdma.memory.cache.CacheOwner;
 import io.softrdma.reactive.RdmaClient;
 import io.softrdma.reactive.RdmaServer;
 import io.softrdma.spring.memory.MemoryServerCustomizer;
+import io.softrdma.spring.memory.OwnedCaches;
 import io.softrdma.spring.memory.RdmaMemoryProperties;
 import io.softrdma.spring.memory.RdmaMemoryServer;
 import io.softrdma.spring.memory.RemoteMemoryCustomizer;
@@ -72,7 +74,7 @@ public final class RdmaMemoryAutoConfiguration {
         MemoryServer rdmaMemoryServerDescription(RdmaMemoryProperties memory, RdmaProperties rdma,
                 RdmaActivity activity, ObjectProvider<SslBundles> sslBundles,
                 ObjectProvider<RdmaServerCustomizer> rdmaCustomizers, ObjectProvider<AccessPolicy> policies,
-                ObjectProvider<MemoryServerCustomizer> customizers) {
+                ObjectProvider<MemoryServerCustomizer> customizers, OwnedCaches caches) {
             RdmaMemoryProperties.Server p = memory.getServer();
             int port = p.getPort();
             if (port < 0 || port > 65535) {
@@ -93,12 +95,12 @@ public final class RdmaMemoryAutoConfiguration {
             for (RegionSpec spec : memory.regionSpecs()) {
                 server = server.region(spec);
             }
-            AccessPolicy policy = memory.grantsPolicy();
-            for (AccessPolicy bean : policies.orderedStream().toList()) {
-                policy = policy == null ? bean : policy.or(bean);
-            }
+            AccessPolicy policy = policy(memory, policies);
             if (policy != null) {
                 server = server.policy(policy);
+            }
+            for (CacheOwner owner : caches.owners()) {
+                server = owner.declareOn(server);
             }
             for (MemoryServerCustomizer c : customizers.orderedStream().toList()) {
                 server = c.customize(server);
@@ -108,10 +110,59 @@ public final class RdmaMemoryAutoConfiguration {
 
         @Bean
         @ConditionalOnMissingBean
-        RdmaMemoryServer rdmaMemoryServer(MemoryServer server, Environment environment) {
+        OwnedCaches rdmaOwnedCaches(RdmaMemoryProperties memory, ObjectProvider<AccessPolicy> policies) {
+            return new OwnedCaches(cacheOwners(memory, policy(memory, policies)));
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        RdmaMemoryServer rdmaMemoryServer(MemoryServer server, OwnedCaches caches, Environment environment) {
             Duration drain = Binder.get(environment).bind("spring.lifecycle.timeout-per-shutdown-phase", Duration.class)
                     .orElse(Duration.ofSeconds(30));
-            return new RdmaMemoryServer(server, drain, environment instanceof ConfigurableEnvironment c ? c : null);
+            // Only the owners whose region the server declares: an application's own MemoryServer bean may not.
+            List<CacheOwner> owners = caches.owners().stream().filter(o -> server.regions().stream()
+                    .anyMatch(r -> r.name().equals(CacheOwner.regionName(o.name())))).toList();
+            return new RdmaMemoryServer(server, owners, drain,
+                    environment instanceof ConfigurableEnvironment c ? c : null);
+        }
+
+        /** The grants of the properties (regions, then caches), or'd with the AccessPolicy beans; null if none. */
+        private static AccessPolicy policy(RdmaMemoryProperties memory, ObjectProvider<AccessPolicy> beans) {
+            AccessPolicy policy = memory.grantsPolicy();
+            AccessPolicy caches = memory.cacheGrantsPolicy();
+            if (caches != null) {
+                policy = policy == null ? caches : policy.or(caches);
+            }
+            for (AccessPolicy bean : beans.orderedStream().toList()) {
+                policy = policy == null ? bean : policy.or(bean);
+            }
+            return policy;
+        }
+
+        /**
+         * The owners of {@code rdma.memory.cache.caches.*}, unless {@code rdma.memory.cache.enabled} is false; each
+         * asks {@code policy} (nothing granted when null) who may change it.
+         */
+        private static List<CacheOwner> cacheOwners(RdmaMemoryProperties memory, AccessPolicy policy) {
+            if (!memory.getCache().isEnabled()) {
+                return List.of();
+            }
+            List<CacheOwner> owners = new java.util.ArrayList<>();
+            for (var e : memory.getCache().getCaches().entrySet()) {
+                String prefix = "rdma.memory.cache.caches." + e.getKey();
+                RdmaMemoryProperties.OwnedCache c = e.getValue();
+                try {
+                    CacheOwner.Builder b = CacheOwner.builder(e.getKey()).size(c.getSize().toBytes())
+                            .policy(policy == null ? AccessPolicy.denyAll() : policy);
+                    if (c.getDefaultTtl() != null) {
+                        b.defaultTtl(c.getDefaultTtl());
+                    }
+                    owners.add(b.build());
+                } catch (IllegalArgumentException ex) {
+                    throw new IllegalStateException(prefix + ": " + ex.getMessage(), ex);
+                }
+            }
+            return owners;
         }
     }
 

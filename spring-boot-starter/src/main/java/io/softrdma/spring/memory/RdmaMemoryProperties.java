@@ -130,6 +130,33 @@ public class RdmaMemoryProperties {
         return policy;
     }
 
+    /**
+     * What {@code rdma.memory.cache.caches.<name>.grants} grant on each cache's region {@code cache.<name>}: read
+     * (GET, one-sided or from the owner) and write (PUT, DELETE, clear).
+     *
+     * @return null when no cache grants anything
+     * @throws IllegalStateException naming the property, for a grant of nothing or of atomic (a cache has no use for
+     *     it)
+     */
+    public AccessPolicy cacheGrantsPolicy() {
+        AccessPolicy policy = null;
+        for (Map.Entry<String, OwnedCache> e : cache.getCaches().entrySet()) {
+            for (Map.Entry<String, Set<RegionAccess>> g : e.getValue().getGrants().entrySet()) {
+                String property = "rdma.memory.cache.caches." + e.getKey() + ".grants." + g.getKey();
+                Set<RegionAccess> rights = g.getValue();
+                if (rights == null || rights.isEmpty() || rights.contains(RegionAccess.ATOMIC)) {
+                    throw new IllegalStateException(property + " must be read (GET) and/or write (PUT, DELETE),"
+                            + " was " + (rights == null || rights.isEmpty() ? "nothing" : words(rights)));
+                }
+                RegionAccess[] all = rights.toArray(RegionAccess[]::new);
+                AccessPolicy grant = AccessPolicy.grant(g.getKey(), "cache." + e.getKey(), all[0],
+                        Arrays.copyOfRange(all, 1, all.length));
+                policy = policy == null ? grant : policy.or(grant);
+            }
+        }
+        return policy;
+    }
+
     private static String words(Set<RegionAccess> rights) {
         return String.join(",", EnumSet.copyOf(rights).stream()
                 .map(r -> r.name().toLowerCase(Locale.ROOT)).toList());

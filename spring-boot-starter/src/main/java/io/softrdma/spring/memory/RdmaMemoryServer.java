@@ -3,9 +3,12 @@ package io.softrdma.spring.memory;
 import io.softrdma.memory.DisposableMemoryServer;
 import io.softrdma.memory.MemoryServer;
 import io.softrdma.memory.ServerRegion;
+import io.softrdma.memory.cache.CacheOwner;
 import io.softrdma.spring.autoconfigure.RdmaServerStatus;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -42,6 +45,7 @@ public class RdmaMemoryServer implements SmartLifecycle, RdmaServerStatus {
     private static final Log log = LogFactory.getLog(RdmaMemoryServer.class);
 
     private final MemoryServer server;
+    private final Map<String, CacheOwner> owners;
     private final Duration drainTimeout;
     private final ConfigurableEnvironment environment;
     private volatile DisposableMemoryServer bound;
@@ -54,7 +58,25 @@ public class RdmaMemoryServer implements SmartLifecycle, RdmaServerStatus {
      * @param environment where to publish the bound port; may be null
      */
     public RdmaMemoryServer(MemoryServer server, Duration drainTimeout, ConfigurableEnvironment environment) {
+        this(server, List.of(), drainTimeout, environment);
+    }
+
+    /**
+     * A lifecycle for {@code server} and the caches it owns.
+     *
+     * @param server the memory server to bind, on which each owner has declared its cache ({@link
+     *     CacheOwner#declareOn})
+     * @param owners the caches to start once the server is bound, and to stop with it
+     * @param drainTimeout how long sessions may take to finish when the application stops
+     * @param environment where to publish the bound port; may be null
+     */
+    public RdmaMemoryServer(MemoryServer server, List<CacheOwner> owners, Duration drainTimeout,
+            ConfigurableEnvironment environment) {
         this.server = server;
+        this.owners = new LinkedHashMap<>();
+        for (CacheOwner owner : owners) {
+            this.owners.put(owner.name(), owner);
+        }
         this.drainTimeout = drainTimeout;
         this.environment = environment;
     }
@@ -62,6 +84,13 @@ public class RdmaMemoryServer implements SmartLifecycle, RdmaServerStatus {
     @Override
     public void start() {
         DisposableMemoryServer b = server.bindNow();
+        try {
+            // Clients that come before the tables are formatted are told the region holds no table yet.
+            owners.values().forEach(owner -> owner.start(b));
+        } catch (RuntimeException e) {
+            b.disposeNow(Duration.ofSeconds(5));
+            throw e;
+        }
         bound = b;
         log.info("SoftRDMA memory server listening on " + b.address() + " with regions " + b.regionNames());
         if (environment != null) {
@@ -113,6 +142,7 @@ public class RdmaMemoryServer implements SmartLifecycle, RdmaServerStatus {
             log.warn("SoftRDMA memory server stopped; sessions still open after " + drainTimeout + " were closed: "
                     + e);
         } finally {
+            owners.values().forEach(CacheOwner::dispose);
             bound = null;
         }
     }
@@ -154,6 +184,15 @@ public class RdmaMemoryServer implements SmartLifecycle, RdmaServerStatus {
                     + " ApplicationReadyEvent listener or later");
         }
         return b.region(name);
+    }
+
+    /**
+     * The caches this server owns ({@code rdma.memory.cache.caches.*}), by name: their statistics, a sweep.
+     *
+     * @return the owners, in the order declared
+     */
+    public Map<String, CacheOwner> cacheOwners() {
+        return java.util.Collections.unmodifiableMap(owners);
     }
 
     @Override

@@ -107,6 +107,23 @@ class CachePerfTest {
         assertThat(bytes.toString(StandardCharsets.UTF_8)).contains("ops/Redis").doesNotContain("skipped");
     }
 
+    @Test
+    void rdmaCacheRowsAnswerWhatWasWritten() throws Exception {
+        CacheOptions o = CacheOptions.parse(new String[] {"--test", "cache", "--no-redis", "--size", "64,16K",
+            "--outstanding", "1,64", "--iterations", "300", "--warmup", "0", "--keys", "64", "--json"});
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        List<CacheResult> results = CachePerf.run(o, new PrintStream(bytes, true, StandardCharsets.UTF_8),
+                RdmaCacheTarget::new);
+        assertThat(results).extracting(r -> r.test() + "/" + r.size() + "/" + r.outstanding()).containsExactly(
+                "cache-get/64/1", "cache-set/64/1", "cache-get/64/64", "cache-set/64/64",
+                "cache-get/16384/1", "cache-set/16384/1", "cache-get/16384/64", "cache-set/16384/64");
+        for (CacheResult r : results) {
+            assertThat(r.wrong()).as(r.toString()).isZero();
+            assertThat(r.operations()).isEqualTo(300);
+            assertThat(r.serverCpu()).as("the owner's event loop").isNotNaN();
+        }
+    }
+
     /** A store in a map, answering on another thread; {@code corrupt}: every GET answers a wrong value. */
     private static final class MapTarget implements CacheTarget {
         private final Map<String, byte[]> map = new ConcurrentHashMap<>();
