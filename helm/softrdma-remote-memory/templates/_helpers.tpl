@@ -106,9 +106,14 @@ rdma:
         size: {{ $region.size }}
         access: {{ join "," $region.access }}
       {{- end }}
+    {{- if .Values.service.cache.enabled }}
     cache:
-      enabled: {{ .Values.service.cache.enabled }}
-      size: {{ .Values.service.cache.size }}
+      caches:
+        # The client's @Cacheable("products") cache, owned by each service pod for the keys that hash to it.
+        products:
+          size: {{ .Values.service.cache.size }}
+          default-ttl: {{ .Values.service.cache.defaultTtl }}
+    {{- end }}
 {{- if .Values.tls.enabled }}
 spring.ssl.bundle.pem.rdma-server.keystore:
   certificate: file:/etc/softrdma/tls/tls.crt

@@ -102,8 +102,8 @@ class ChartTest {
         assertThat(Charts.at(serviceYaml, "rdma.memory.regions.counters.size")).isEqualTo("4KB");
         assertThat(Charts.at(serviceYaml, "rdma.memory.regions.counters.access")).isEqualTo("read,write,atomic");
         assertThat(Charts.at(serviceYaml, "rdma.memory.regions.prices.access")).isEqualTo("read");
-        assertThat(Charts.at(serviceYaml, "rdma.memory.cache.enabled")).isEqualTo(true);
-        assertThat(Charts.at(serviceYaml, "rdma.memory.cache.size")).isEqualTo("16MB");
+        assertThat(Charts.at(serviceYaml, "rdma.memory.cache.caches.products.size")).isEqualTo("16MB");
+        assertThat(Charts.at(serviceYaml, "rdma.memory.cache.caches.products.default-ttl")).isEqualTo("10m");
         assertThat(Charts.at(serviceYaml, "rdma.server")).as("no plain RDMA server, no TLS").isNull();
         assertThat(config.getData().get("service.yaml")).contains("port: 8080", "include: readinessState,rdma",
                 "timeout-per-shutdown-phase: 25s").doesNotContain("ssl");
@@ -201,7 +201,7 @@ class ChartTest {
         Map<String, Object> serviceYaml = Charts.yaml(config.getData().get("service.yaml"));
         assertThat(Charts.at(serviceYaml, "rdma.memory.regions.sessions.size")).isEqualTo("8MB");
         assertThat(Charts.at(serviceYaml, "rdma.memory.regions.sessions.access")).isEqualTo("read,write");
-        assertThat(Charts.at(serviceYaml, "rdma.memory.cache.size")).isEqualTo("256MB");
+        assertThat(Charts.at(serviceYaml, "rdma.memory.cache.caches.products.size")).isEqualTo("256MB");
         assertThat(Charts.at(serviceYaml, "rdma.server.ssl.enabled")).isEqualTo(true);
         assertThat(config.getData().get("client.yaml")).contains("bundle: rdma-client",
                 "file:/etc/softrdma/tls/ca.crt", "service: rm-service-headless.apps.svc.cluster.local",

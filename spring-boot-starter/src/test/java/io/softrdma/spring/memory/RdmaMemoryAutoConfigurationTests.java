@@ -11,6 +11,7 @@ import io.softrdma.memory.RegionAccessDeniedException;
 import io.softrdma.memory.RegionSpec;
 import io.softrdma.memory.RemoteMemory;
 import io.softrdma.memory.RemoteRegion;
+import io.softrdma.memory.cache.RdmaCache;
 import io.softrdma.spring.autoconfigure.RdmaAutoConfiguration;
 import io.softrdma.spring.autoconfigure.RdmaHealthAutoConfiguration;
 import io.softrdma.spring.autoconfigure.RdmaMemoryAutoConfiguration;
@@ -147,6 +148,39 @@ class RdmaMemoryAutoConfigurationTests {
         MemoryServerCustomizer extraRegion() {
             return s -> s.region("extra", 64, RegionAccess.READ);
         }
+    }
+
+    @Test
+    void theCachesOfThePropertiesAreOwnedAndServedToTheirGrantees() {
+        server.withPropertyValues("rdma.memory.cache.caches.books.size=1MB",
+                "rdma.memory.cache.caches.books.grants.app=read,write",
+                "rdma.memory.cache.caches.books.grants.reader=read").run(serverContext -> {
+                    RdmaMemoryServer memory = serverContext.getBean(RdmaMemoryServer.class);
+                    assertThat(memory.cacheOwners()).containsOnlyKeys("books");
+                    assertThat(memory.region("cache.books").size()).isEqualTo(1 << 20);
+                    withClient(serverContext, "app", client -> {
+                        RdmaCache<String, String> books = RdmaCache.builder(client.getBean(RemoteMemory.class),
+                                "books", String.class, String.class).build();
+                        StepVerifier.create(books.put("dune", "Frank Herbert")).verifyComplete();
+                        StepVerifier.create(books.get("dune")).expectNext("Frank Herbert").verifyComplete();
+                        assertThat(books.statistics().oneSidedGets()).isEqualTo(1);
+                    });
+                    withClient(serverContext, "reader", client -> {
+                        RdmaCache<String, String> books = RdmaCache.builder(client.getBean(RemoteMemory.class),
+                                "books", String.class, String.class).build();
+                        StepVerifier.create(books.get("dune")).expectNext("Frank Herbert").verifyComplete();
+                        StepVerifier.create(books.put("dune", "someone else"))
+                                .expectErrorSatisfies(e -> assertThat(e)
+                                        .hasMessageContaining("needs WRITE on region 'cache.books'"))
+                                .verify(TIMEOUT);
+                    });
+                });
+        server.withPropertyValues("rdma.memory.cache.caches.books.grants.app=atomic").run(context ->
+                assertThat(context).hasFailed().getFailure().hasStackTraceContaining(
+                        "rdma.memory.cache.caches.books.grants.app must be read (GET) and/or write (PUT, DELETE),"
+                        + " was atomic"));
+        server.withPropertyValues("rdma.memory.cache.caches.books.size=1MB", "rdma.memory.cache.enabled=false")
+                .run(context -> assertThat(context.getBean(RdmaMemoryServer.class).cacheOwners()).isEmpty());
     }
 
     @Test

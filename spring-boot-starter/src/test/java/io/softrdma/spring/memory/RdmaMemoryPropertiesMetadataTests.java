@@ -29,7 +29,7 @@ class RdmaMemoryPropertiesMetadataTests {
                         "rdma.memory.client.port", "rdma.memory.client.refresh-interval",
                         "rdma.memory.client.credential", "rdma.memory.client.reconnect.max-attempts",
                         "rdma.memory.client.reconnect.min-backoff", "rdma.memory.client.reconnect.max-backoff",
-                        "rdma.memory.cache.enabled", "rdma.memory.cache.size");
+                        "rdma.memory.cache.enabled", "rdma.memory.cache.caches");
         assertThat(entries).allSatisfy(e -> assertThat(e).contains("\"description\"", "\"type\""));
         assertThat(entry(entries, "rdma.memory.server.lease-duration")).contains("java.time.Duration",
                 "\"defaultValue\": \"30s\"");
