@@ -52,7 +52,8 @@ import org.springframework.core.type.AnnotatedTypeMetadata;
  *   <li>a {@link RemoteMemory} bean, when {@code rdma.memory.client.servers} or {@code rdma.memory.client.service}
  *       is set: connecting with the {@link RdmaClient} bean's settings ({@code rdma.client.*}), presenting
  *       {@code rdma.memory.client.credential}, finding the servers of a headless Service through the
- *       {@link DnsResolver} bean (the JVM's resolver unless the application has one).</li>
+ *       {@link DnsResolver} bean (the JVM's resolver unless the application has one);</li>
+ *   <li>with it, {@link RdmaMemoryCacheAutoConfiguration}'s cache manager.</li>
  * </ul>
  *
  * Every bean backs off when the application defines its own.

@@ -388,12 +388,59 @@ public class RdmaMemoryProperties {
          */
         private final Map<String, OwnedCache> caches = new LinkedHashMap<>();
 
+        /** The caches the client's manager serves, made at startup; empty: any name @Cacheable gives, on first use. */
+        private List<String> cacheNames = new ArrayList<>();
+
+        /**
+         * How long the client's entries live, per cache name (zero: until evicted); a cache not listed takes its
+         * owner's default-ttl.
+         */
+        private Map<String, Duration> timeToLive = new LinkedHashMap<>();
+
+        /** How long a @Cacheable call may wait for the cache before it fails. */
+        private Duration timeout = Duration.ofSeconds(5);
+
+        /** Whether a method's null result is cached (as Spring's NullValue). */
+        private boolean cacheNullValues = true;
+
         public boolean isEnabled() {
             return enabled;
         }
 
         public void setEnabled(boolean enabled) {
             this.enabled = enabled;
+        }
+
+        public List<String> getCacheNames() {
+            return cacheNames;
+        }
+
+        public void setCacheNames(List<String> cacheNames) {
+            this.cacheNames = cacheNames;
+        }
+
+        public Map<String, Duration> getTimeToLive() {
+            return timeToLive;
+        }
+
+        public void setTimeToLive(Map<String, Duration> timeToLive) {
+            this.timeToLive = timeToLive;
+        }
+
+        public Duration getTimeout() {
+            return timeout;
+        }
+
+        public void setTimeout(Duration timeout) {
+            this.timeout = timeout;
+        }
+
+        public boolean isCacheNullValues() {
+            return cacheNullValues;
+        }
+
+        public void setCacheNullValues(boolean cacheNullValues) {
+            this.cacheNullValues = cacheNullValues;
         }
 
         public Map<String, OwnedCache> getCaches() {

@@ -15,6 +15,11 @@ import io.softrdma.memory.cache.RdmaCache;
 import io.softrdma.spring.autoconfigure.RdmaAutoConfiguration;
 import io.softrdma.spring.autoconfigure.RdmaHealthAutoConfiguration;
 import io.softrdma.spring.autoconfigure.RdmaMemoryAutoConfiguration;
+import io.softrdma.spring.autoconfigure.RdmaMemoryCacheAutoConfiguration;
+import io.softrdma.spring.cache.RdmaCacheManager;
+import io.softrdma.spring.cache.RdmaCacheMetrics;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.softrdma.spring.rsocket.DnsResolver;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -30,6 +35,9 @@ import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.cache.Cache;
+import org.springframework.cache.CacheManager;
+import org.springframework.cache.concurrent.ConcurrentMapCacheManager;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import reactor.test.StepVerifier;
@@ -43,7 +51,8 @@ class RdmaMemoryAutoConfigurationTests {
     static final Duration TIMEOUT = Duration.ofSeconds(10);
 
     final ApplicationContextRunner runner = new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(
-            RdmaAutoConfiguration.class, RdmaMemoryAutoConfiguration.class, RdmaHealthAutoConfiguration.class));
+            RdmaAutoConfiguration.class, RdmaMemoryAutoConfiguration.class, RdmaMemoryCacheAutoConfiguration.class,
+            RdmaHealthAutoConfiguration.class));
 
     /** A memory server on loopback with a region "counters" (read, write, atomic) granted to "app" in full. */
     final ApplicationContextRunner server = runner.withPropertyValues("rdma.memory.server.port=0",
@@ -181,6 +190,41 @@ class RdmaMemoryAutoConfigurationTests {
                         + " was atomic"));
         server.withPropertyValues("rdma.memory.cache.caches.books.size=1MB", "rdma.memory.cache.enabled=false")
                 .run(context -> assertThat(context.getBean(RdmaMemoryServer.class).cacheOwners()).isEmpty());
+    }
+
+    @Test
+    void theClientGetsAnRdmaCacheManagerOverItsRemoteMemory() {
+        server.withPropertyValues("rdma.memory.cache.caches.books.size=1MB",
+                "rdma.memory.cache.caches.books.grants.app=read,write").run(serverContext -> {
+                    int port = serverContext.getBean(RdmaMemoryServer.class).port();
+                    ApplicationContextRunner client = runner.withPropertyValues(
+                            "rdma.memory.client.servers=127.0.0.1:" + port, "rdma.memory.client.credential=app",
+                            "rdma.memory.cache.cache-names=books", "rdma.memory.cache.time-to-live.books=1m");
+                    client.run(context -> {
+                        assertThat(context).hasSingleBean(RdmaCacheManager.class);
+                        CacheManager manager = context.getBean(CacheManager.class);
+                        assertThat(manager.getCacheNames()).containsExactly("books");
+                        Cache books = manager.getCache("books");
+                        books.put("dune", "Frank Herbert");
+                        assertThat(books.get("dune", String.class)).isEqualTo("Frank Herbert");
+                        assertThat(serverContext.getBean(RdmaMemoryServer.class).cacheOwners().get("books")
+                                .toString()).isNotEmpty();
+                    });
+                    client.withBean(SimpleMeterRegistry.class).run(context -> {
+                        assertThat(context).hasSingleBean(RdmaCacheMetrics.class);
+                        MeterRegistry registry = context.getBean(MeterRegistry.class);
+                        context.getBean(RdmaCacheMetrics.class).bindTo(registry);
+                        context.getBean(CacheManager.class).getCache("books").get("absent");
+                        assertThat(registry.get("cache.gets").tag("cache", "books").tag("result", "miss")
+                                .functionCounter().count()).isEqualTo(1);
+                    });
+                    client.withPropertyValues("rdma.memory.cache.enabled=false").run(context -> assertThat(context)
+                            .hasSingleBean(RemoteMemory.class).doesNotHaveBean(CacheManager.class));
+                    client.withBean(CacheManager.class, ConcurrentMapCacheManager::new).run(context ->
+                            assertThat(context).hasNotFailed().doesNotHaveBean(RdmaCacheManager.class)
+                                    .doesNotHaveBean(RdmaCacheMetrics.class));
+                });
+        runner.run(context -> assertThat(context).doesNotHaveBean(CacheManager.class));
     }
 
     @Test

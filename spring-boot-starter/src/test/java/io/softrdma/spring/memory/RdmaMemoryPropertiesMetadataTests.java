@@ -29,7 +29,9 @@ class RdmaMemoryPropertiesMetadataTests {
                         "rdma.memory.client.port", "rdma.memory.client.refresh-interval",
                         "rdma.memory.client.credential", "rdma.memory.client.reconnect.max-attempts",
                         "rdma.memory.client.reconnect.min-backoff", "rdma.memory.client.reconnect.max-backoff",
-                        "rdma.memory.cache.enabled", "rdma.memory.cache.caches");
+                        "rdma.memory.cache.enabled", "rdma.memory.cache.caches", "rdma.memory.cache.cache-names",
+                        "rdma.memory.cache.time-to-live", "rdma.memory.cache.timeout",
+                        "rdma.memory.cache.cache-null-values");
         assertThat(entries).allSatisfy(e -> assertThat(e).contains("\"description\"", "\"type\""));
         assertThat(entry(entries, "rdma.memory.server.lease-duration")).contains("java.time.Duration",
                 "\"defaultValue\": \"30s\"");
