@@ -4,13 +4,14 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.boot.context.event.ApplicationReadyEvent;
 import org.springframework.context.event.EventListener;
-import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
-import reactor.core.scheduler.Schedulers;
 
 /**
  * What the client does every {@code remote-memory.interval}, and checks: counts a visit (the count must grow), reads
@@ -38,7 +39,11 @@ public final class StorefrontRounds {
     private final ProductCatalog catalog;
     private final SampleProperties sample;
     private final List<Result> results = new CopyOnWriteArrayList<>();
-    private volatile Disposable rounds;
+    private final ScheduledExecutorService rounds = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "storefront-rounds");
+        t.setDaemon(true);
+        return t;
+    });
     private long lastVisits = -1;
     private long lastRevision;
 
@@ -48,19 +53,20 @@ public final class StorefrontRounds {
         this.sample = sample;
     }
 
-    /** Starts the rounds once the application is ready. */
+    /**
+     * Starts the rounds once the application is ready, on a thread of their own: a round waits for its answers, which
+     * Reactor's non-blocking schedulers forbid.
+     */
     @EventListener(ApplicationReadyEvent.class)
     public void start() {
-        rounds = Flux.interval(Duration.ZERO, sample.interval(), Schedulers.newSingle("storefront-rounds", true))
-                .onBackpressureDrop().subscribe(tick -> results.add(round(results.size() + 1)));
+        rounds.scheduleWithFixedDelay(() -> results.add(round(results.size() + 1)), 0,
+                sample.interval().toNanos(), TimeUnit.NANOSECONDS);
     }
 
-    /** Stops the rounds. */
-    public void stop() {
-        Disposable d = rounds;
-        if (d != null) {
-            d.dispose();
-        }
+    /** Stops the rounds, waiting for one under way. */
+    public void stop() throws InterruptedException {
+        rounds.shutdownNow();
+        rounds.awaitTermination(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
     }
 
     /** The rounds run so far. */

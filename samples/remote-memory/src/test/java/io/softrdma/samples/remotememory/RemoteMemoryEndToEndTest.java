@@ -60,6 +60,10 @@ class RemoteMemoryEndToEndTest {
                 String used = HttpProbe.get(clientHttp, "/actuator/prometheus");
                 assertThat(HttpProbe.sample(used, "rdma_operation_seconds_count{operation=\"read\",outcome=\"success\","
                         + "peer=\"none\",role=\"client\"}")).isGreaterThanOrEqualTo(3);
+                // The cache's meters: hits answered by RDMA Reads alone.
+                assertThat(metric(used, "cache_rdma_gets_one_sided_total", "cache=\"products\""))
+                        .isGreaterThanOrEqualTo(3);
+                assertThat(metric(used, "cache_gets_total", "result=\"hit\"")).isGreaterThanOrEqualTo(3);
             }
 
             // Without the credential, the service's policy refuses, and the rounds say so.
@@ -73,5 +77,11 @@ class RemoteMemoryEndToEndTest {
                 assertThat(rounds.results().get(0).detail()).contains("counters");
             }
         }
+    }
+
+    /** The sum of the series of {@code name} whose labels include {@code label}. */
+    private static double metric(String prometheus, String name, String label) {
+        return prometheus.lines().filter(l -> l.startsWith(name + "{") && l.contains(label))
+                .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
     }
 }
