@@ -6,6 +6,8 @@ import io.softrdma.memory.RecordLayout;
  * Where things are in the service's regions; service and client share it, as the two sides of a wire format do.
  * {@code counters}: 64-bit words, the first one the visits. {@code prices}: one versioned record per SKU, each
  * {@link #PRICE_SLOT} octets apart.
+ *
+ * <p>Thread safety: constants and a pure function.
  */
 public final class Layout {
     /** The word of region {@code counters} that counts the storefront's visits. */

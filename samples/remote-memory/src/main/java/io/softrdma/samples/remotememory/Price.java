@@ -7,6 +7,8 @@ package io.softrdma.samples.remotememory;
  * @param cents the price
  * @param revision how many times the service has published this SKU's price; with {@code cents}, derived from it,
  *     so that a reader can tell a consistent price from a torn one
+ *
+ * <p>Thread safety: immutable.
  */
 public record Price(int sku, long cents, long revision) {
     /** The price of {@code sku} at {@code revision}: a function of both, so that a reader can check it. */

@@ -6,6 +6,8 @@ package io.softrdma.samples.remotememory;
  * @param id its identifier
  * @param name its name
  * @param sku the SKU its price is published under
+ *
+ * <p>Thread safety: immutable.
  */
 public record Product(String id, String name, int sku) {
 }

@@ -9,6 +9,8 @@ import org.springframework.stereotype.Service;
  * The client's catalog: loading a product stands for a slow system of record; {@code @Cacheable} keeps what it loads
  * in the service's RDMA cache {@code products}, where every client pod finds it with one-sided Reads (the starter's
  * {@code RdmaCacheManager}). Spring's cache abstraction, unchanged.
+ *
+ * <p>Thread safety: thread-safe.
  */
 @Service
 @Profile("client")

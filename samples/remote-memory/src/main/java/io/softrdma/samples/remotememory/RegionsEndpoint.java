@@ -15,6 +15,8 @@ import org.springframework.web.server.ResponseStatusException;
 /**
  * {@code GET /regions}: the service's regions as it sees them — each one's size, access and leases lent now — with
  * the visits counted in {@code counters} and the prices' revision. The chart's test asks it.
+ *
+ * <p>Thread safety: thread-safe; each request reads the live state.
  */
 @RestController
 @Profile("service")

@@ -10,6 +10,8 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  *     Secret)
  * @param skus how many prices the service publishes
  * @param interval the service's price updates and the client's rounds, each this often
+ *
+ * <p>Thread safety: immutable.
  */
 @ConfigurationProperties("remote-memory")
 public record SampleProperties(String credential, int skus, Duration interval) {

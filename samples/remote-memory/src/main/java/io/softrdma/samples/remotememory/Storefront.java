@@ -10,6 +10,8 @@ import reactor.core.publisher.Mono;
  * service's {@code counters} region, and reading a price one (checked, retried if torn) RDMA Read of a versioned
  * record in {@code prices}. The service's code runs for neither; {@link RemoteMemory} resolves the regions, keeps
  * their leases, and reconnects and re-resolves when it must.
+ *
+ * <p>Thread safety: thread-safe, as RemoteMemory is; the values it emits are decoded copies (no buffer to release).
  */
 @Component
 @Profile("client")
