@@ -25,7 +25,7 @@ public final class AccessDecision {
         if (rights.isEmpty()) {
             throw new IllegalArgumentException("a grant needs at least one right; refuse(reason) grants none");
         }
-        return new AccessDecision(Set.copyOf(EnumSet.copyOf(rights)), null);
+        return new AccessDecision(java.util.Collections.unmodifiableSet(EnumSet.copyOf(rights)), null);
     }
 
     /** Grants these rights. */

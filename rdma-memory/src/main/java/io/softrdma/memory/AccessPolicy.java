@@ -43,7 +43,7 @@ public interface AccessPolicy {
     static AccessPolicy grant(String principalOrCredential, String region, RegionAccess first, RegionAccess... rest) {
         Objects.requireNonNull(principalOrCredential, "principalOrCredential");
         Objects.requireNonNull(region, "region");
-        Set<RegionAccess> rights = Set.copyOf(EnumSet.of(first, rest));
+        Set<RegionAccess> rights = java.util.Collections.unmodifiableSet(EnumSet.of(first, rest));
         return (peer, name) -> {
             if (!region.equals(ANY_REGION) && !region.equals(name)) {
                 return AccessDecision.refuse("no access is granted on region '" + name + "' to " + peer.describe());

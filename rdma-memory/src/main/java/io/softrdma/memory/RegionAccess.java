@@ -40,6 +40,6 @@ public enum RegionAccess {
                 throw new IllegalArgumentException("'" + w + "' is not an access right: use read, write or atomic");
             }
         }
-        return Set.copyOf(rights);
+        return java.util.Collections.unmodifiableSet(rights);
     }
 }

@@ -34,7 +34,7 @@ public record RegionSpec(String name, long size, Set<RegionAccess> access) {
         if (access.isEmpty()) {
             throw new IllegalArgumentException("region '" + name + "' has no access: give read, write and/or atomic");
         }
-        access = Set.copyOf(EnumSet.copyOf(access));
+        access = java.util.Collections.unmodifiableSet(EnumSet.copyOf(access)); // enum order in messages
     }
 
     /** A region of {@code size} octets lent with at most these rights. */

@@ -29,11 +29,12 @@ import reactor.core.scheduler.Schedulers;
  *
  * <pre>{@code
  * CacheOwner books = CacheOwner.builder("books")
- *         .size(64 << 20)
+ *         .size(16 << 20)
  *         .defaultTtl(Duration.ofMinutes(10))
  *         .policy(policy)
  *         .build();
- * DisposableMemoryServer server = books.declareOn(MemoryServer.create().port(7473).policy(policy)).bindNow();
+ * DisposableMemoryServer server = books.declareOn(MemoryServer.create().host(host).port(port).policy(policy))
+ *         .bindNow();
  * books.start(server);
  * }</pre>
  *

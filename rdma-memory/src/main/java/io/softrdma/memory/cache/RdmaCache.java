@@ -13,6 +13,9 @@ import io.softrdma.memory.cache.internal.CacheProtocol;
 import io.softrdma.memory.cache.internal.OneSidedGet;
 import io.softrdma.memory.cache.internal.TableLayout;
 import io.softrdma.memory.cache.internal.TornReadException;
+import io.softrdma.rdmap.TerminateException;
+import io.softrdma.reactive.RdmaOperationException;
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -49,6 +52,9 @@ import reactor.util.retry.Retry;
  * the library's buffers before they are released.
  */
 public final class RdmaCache<K, V> {
+    /** How many times a GET resolves again after losing its lease or connection, backing off from 10 ms. */
+    private static final int LEASE_RETRIES = 3;
+
     private final RemoteMemory memory;
     private final String name;
     private final String region;
@@ -154,8 +160,29 @@ public final class RdmaCache<K, V> {
                                 layouts.remove(r.server()); // the owner may have restarted with another table
                             }
                         }))
-                // a lease revoked under the GET: the next region() resolves again
-                .retryWhen(Retry.max(1).filter(RegionRevokedException.class::isInstance));
+                .retryWhen(Retry.backoff(LEASE_RETRIES, Duration.ofMillis(10)).maxBackoff(Duration.ofMillis(200))
+                        .filter(RdmaCache::leaseOrConnectionLost)
+                        .onRetryExhaustedThrow((spec, signal) -> signal.failure()));
+    }
+
+    /**
+     * Whether a GET that failed so should resolve the region again and retry (it is idempotent): its lease ended
+     * under it (revoked, expired, the region resized), or the connection did — a revocation's Terminate ends the
+     * stream (RFC 5040 section 6.2.1), and a resolve sent as it ends fails with it.
+     */
+    private static boolean leaseOrConnectionLost(Throwable e) {
+        if (e instanceof RegionRevokedException) {
+            return true;
+        }
+        if (e.getClass() != RemoteMemoryException.class) {
+            return false; // access denied, no such region: resolving again changes nothing
+        }
+        for (Throwable t = e.getCause(); t != null; t = t.getCause()) {
+            if (t instanceof TerminateException || t instanceof RdmaOperationException || t instanceof IOException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The table's layout on the region's server, read once (its 64-octet header) and kept. */

@@ -33,6 +33,19 @@ public final class Directory {
     private final Map<String, RegionState> regions = new ConcurrentHashMap<>();
     private final Set<SessionDirectory> sessions = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
+    /**
+     * Why recent leases ended, by id, for clients that resolve again after losing their connection: the most
+     * recent {@link #REMEMBERED}, oldest forgotten first (a session ending remembers nothing: its client cannot ask).
+     */
+    private final Map<Long, LeaseEnd> ended = new java.util.LinkedHashMap<>(64, 0.75f, false) {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<Long, LeaseEnd> eldest) {
+            return size() > REMEMBERED;
+        }
+    };
+    private static final int REMEMBERED = 16_384;
 
     public Directory(AccessPolicy policy, Map<String, MemoryService> services, Duration lease, Scheduler timer) {
         this.policy = policy;
@@ -104,7 +117,22 @@ public final class Directory {
 
     /** The timer that ends {@code l} one lease duration from now, unless replaced by a renewal. */
     Disposable expireLater(ServerLease l) {
-        return timer.schedule(l::end, lease.toMillis(), TimeUnit.MILLISECONDS);
+        return timer.schedule(() -> l.end(LeaseEnd.EXPIRED), lease.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    void remember(long id, LeaseEnd why) {
+        if (why != LeaseEnd.SESSION_ENDED) {
+            synchronized (ended) {
+                ended.put(id, why);
+            }
+        }
+    }
+
+    /** Why lease {@code id} ended, {@link LeaseEnd#VALID} if {@code live}, or UNKNOWN. */
+    LeaseEnd endOf(long id) {
+        synchronized (ended) {
+            return ended.getOrDefault(id, LeaseEnd.UNKNOWN);
+        }
     }
 
     /** The session handler of the RDMA server: this session's directory, until the session ends. */

@@ -25,10 +25,14 @@ final class DirectoryClient {
     private DirectoryClient() {
     }
 
-    static Mono<ClientLease> resolve(RdmaSession session, String name, Clock clock) {
+    /** A new lease, and why the {@code previous} one ended (UNKNOWN if none was given). */
+    record Resolved(ClientLease lease, LeaseEnd previous) {
+    }
+
+    static Mono<Resolved> resolve(RdmaSession session, String name, Clock clock, Long previous) {
         return Mono.defer(() -> {
             long sentAt = clock.millis();
-            return session.request(Wire.resolve(ByteBufAllocator.DEFAULT, name))
+            return session.request(Wire.resolve(ByteBufAllocator.DEFAULT, name, previous))
                     .onErrorMap(e -> lost(name, e))
                     .handle((response, sink) -> {
                         RuntimeException failure = failure(name, response);
@@ -36,7 +40,7 @@ final class DirectoryClient {
                             sink.error(failure);
                             return;
                         }
-                        if (response.readableBytes() < 37) {
+                        if (response.readableBytes() < Wire.LEASE_LENGTH) {
                             sink.error(new RemoteMemoryException(name, "the memory server's lease for '" + name
                                     + "' is cut short"));
                             return;
@@ -46,7 +50,9 @@ final class DirectoryClient {
                                 response.readLong());
                         Set<RegionAccess> rights = rights(response.readUnsignedByte());
                         long duration = response.readLong();
-                        sink.next(ClientLease.of(session, id, remote, rights, duration, sentAt));
+                        LeaseEnd previousEnd = LeaseEnd.of(response.readUnsignedByte());
+                        sink.next(new Resolved(ClientLease.of(session, id, remote, rights, duration, sentAt),
+                                previousEnd));
                     });
         });
     }
@@ -130,6 +136,6 @@ final class DirectoryClient {
         if ((bits & Wire.ATOMIC_BIT) != 0) {
             rights.add(RegionAccess.ATOMIC);
         }
-        return Set.copyOf(rights);
+        return java.util.Collections.unmodifiableSet(rights);
     }
 }

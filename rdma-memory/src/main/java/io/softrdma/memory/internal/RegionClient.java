@@ -93,7 +93,8 @@ public final class RegionClient {
             @SuppressWarnings("unchecked")
             Mono<ClientLease>[] self = new Mono[1];
             self[0] = link.session()
-                    .flatMap(s -> DirectoryClient.resolve(s, name, settings.clock()))
+                    .flatMap(s -> DirectoryClient.resolve(s, name, settings.clock(), null))
+                    .map(DirectoryClient.Resolved::lease)
                     .doOnNext(this::install)
                     .doFinally(signal -> {
                         synchronized (this) {
@@ -140,22 +141,53 @@ public final class RegionClient {
     }
 
     /**
-     * The error an operation on {@code l} failed with, as this package's types: a Terminate for an invalid or
+     * The error an operation on {@code l} failed with, as this package's types. A Terminate for an invalid or
      * unassociated STag (RFC 5040 §7.2 Remote Protection Error, RFC 5041 §7.2 Tagged Buffer Error — what the server
-     * sends for a lease it ended) is {@link RegionRevokedException}; another loss of the session is a plain
-     * {@link RemoteMemoryException}. Either way the lease is dropped, so the next operation resolves again.
+     * sends for a lease it ended) is {@link RegionRevokedException}. A connection lost without a Terminate may still
+     * be one: the server resets a connection whose requests were still arriving when it sent the Terminate, and the
+     * reset can overtake it. So the client resolves again at once, telling the server the lost lease's id, and the
+     * server says why that lease ended — a revocation, or not (then the error is a plain
+     * {@link RemoteMemoryException}). Either way the lease is dropped and, if the server is reachable, replaced.
      */
-    private Throwable translate(ClientLease l, Throwable e) {
+    private Mono<Throwable> classify(ClientLease l, Throwable e) {
         if (e instanceof IllegalArgumentException || e instanceof RemoteMemoryException || e instanceof TornAttempt) {
-            return e;
+            return Mono.just(e);
         }
         forget(l);
         TerminateException terminate = terminate(e);
         if (terminate != null && isProtectionError(terminate.code())) {
-            return new RegionRevokedException(name, "the lease on region '" + name + "' is no longer valid (it"
-                    + " expired, or the owner revoked, resized or dropped the region): the server answered with a"
-                    + " Terminate, " + terminate.code() + "; the next operation resolves the region again", e);
+            return Mono.just(new RegionRevokedException(name, "the lease on region '" + name + "' is no longer"
+                    + " valid (it expired, or the owner revoked, resized or dropped the region): the server answered"
+                    + " with a Terminate, " + terminate.code() + "; the next operation resolves the region again", e));
         }
+        // The operation failed because the session is ending: wait until it has, so that the link connects anew.
+        return l.session().onDispose().timeout(Duration.ofSeconds(5), Mono.empty())
+                .then(link.session())
+                .flatMap(s -> DirectoryClient.resolve(s, name, settings.clock(), l.id()))
+                .map(resolved -> {
+                    install(resolved.lease());
+                    LeaseEnd why = resolved.previous();
+                    if (why.revoked()) {
+                        return (Throwable) new RegionRevokedException(name, "the lease on region '" + name + "' "
+                                + why.words() + "; its connection ended before the Terminate arrived (" + e
+                                + "); resolved again on a new connection", e);
+                    }
+                    return lost(e);
+                })
+                .onErrorResume(again -> {
+                    if (again instanceof RegionRevokedException || again instanceof io.softrdma.memory
+                            .NoSuchRegionException) {
+                        // dropped meanwhile, or the session ended again: the region's fate is the news
+                        again.addSuppressed(e);
+                        return Mono.just(again);
+                    }
+                    Throwable failure = lost(e);
+                    failure.addSuppressed(again);
+                    return Mono.just(failure);
+                });
+    }
+
+    private RemoteMemoryException lost(Throwable e) {
         return new RemoteMemoryException(name, "the connection to memory server " + HashRing.name(link.address())
                 + " failed during an operation on region '" + name + "': " + e + "; the next operation reconnects",
                 e);
@@ -190,7 +222,7 @@ public final class RegionClient {
                 return Mono.error(new IllegalArgumentException("[" + offset + ", " + (offset + length) + ") is"
                         + " outside region '" + name + "' of " + l.remote().length() + " octets"));
             }
-            return body.apply(l).onErrorMap(e -> translate(l, e));
+            return body.apply(l).onErrorResume(e -> classify(l, e).flatMap(Mono::error));
         });
     }
 
@@ -224,7 +256,7 @@ public final class RegionClient {
                 }
                 return l.remote().slice(s.offset(), s.length());
             });
-            return l.session().read(remotes).onErrorMap(e -> translate(l, e));
+            return l.session().read(remotes).onErrorResume(e -> classify(l, e).flatMap(Mono::error));
         });
     }
 

@@ -110,7 +110,7 @@ public final class RegionState {
             revoked = new ArrayList<>(leases);
         }
         for (ServerLease lease : revoked) {
-            lease.end(); // invalidates the STag, then forgets itself here and in its session
+            lease.end(LeaseEnd.REVOKED); // invalidates the STag, then forgets itself here and in its session
         }
         return revoked.size();
     }
@@ -124,7 +124,7 @@ public final class RegionState {
         Memory grown = allocate(newSize);
         grown.buffer().setBytes(0, old.buffer(), 0, (int) Math.min(old.buffer().capacity(), newSize));
         for (ServerLease lease : new ArrayList<>(leases)) {
-            lease.end();
+            lease.end(LeaseEnd.RESIZED);
         }
         memory = grown;
         spec = resized;
@@ -140,7 +140,7 @@ public final class RegionState {
             }
             dropped = true;
             for (ServerLease lease : new ArrayList<>(leases)) {
-                lease.end();
+                lease.end(LeaseEnd.DROPPED);
             }
             old = memory;
         }

@@ -10,7 +10,7 @@ import reactor.core.Disposable;
  * or revoked. Ending it invalidates the STag first (RFC 5040 §2.3: later access fails as "invalid STag", which
  * the responder answers with a Terminate, §7.2 / RFC 5041 §7.2) and only then deregisters it.
  *
- * <p>Thread safety: {@link #end()} and {@link #extend} may race (the expiry timer, the owner's revoke, the session's
+ * <p>Thread safety: {@link #end} and {@link #extend} may race (the expiry timer, the owner's revoke, the session's
  * RENEW); this object's lock makes the first end win and every later one a no-op.
  */
 final class ServerLease {
@@ -63,7 +63,7 @@ final class ServerLease {
     }
 
     /** Invalidates the STag, deregisters the memory, and forgets the lease in its region and session. Idempotent. */
-    void end() {
+    void end(LeaseEnd why) {
         synchronized (this) {
             if (ended) {
                 return;
@@ -71,6 +71,7 @@ final class ServerLease {
             ended = true;
             expiry.dispose();
         }
+        owner.remember(id, why);
         registration.dispose();
         region.forget(this);
         owner.forget(this);

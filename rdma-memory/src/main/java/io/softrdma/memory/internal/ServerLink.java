@@ -14,8 +14,9 @@ import reactor.util.retry.Retry;
  * The client's connection to one memory server: made on first use, shared by every region and request to that
  * server, and made again — with backoff — by the first use after it ended.
  *
- * <p>Thread safety: any thread; the session is cached by Reactor's {@code cacheInvalidateWhen}, which connects once
- * for concurrent subscribers and forgets the session when it ends (and an error at once).
+ * <p>Thread safety: any thread; the session is cached by Reactor's {@code cacheInvalidateIf}, which connects once
+ * for concurrent subscribers, and connects again for the first subscriber after the session ended (an error is
+ * not cached).
  */
 final class ServerLink implements Disposable {
     private final InetSocketAddress address;
@@ -45,7 +46,7 @@ final class ServerLink implements Disposable {
                         s.dispose();
                     }
                 })
-                .cacheInvalidateWhen(RdmaSession::onDispose);
+                .cacheInvalidateIf(RdmaSession::isDisposed);
     }
 
     InetSocketAddress address() {

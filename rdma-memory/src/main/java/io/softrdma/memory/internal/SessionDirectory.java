@@ -59,7 +59,11 @@ final class SessionDirectory {
             }
             int op = request.readUnsignedByte();
             return switch (op) {
-                case Wire.RESOLVE -> Mono.just(resolve(Wire.readString(request), alloc));
+                case Wire.RESOLVE -> {
+                    String name = Wire.readString(request);
+                    Long previous = request.readableBytes() >= 8 ? request.readLong() : null;
+                    yield Mono.just(resolve(name, previous, alloc));
+                }
                 case Wire.RENEW -> Mono.just(renew(readId(request), alloc));
                 case Wire.RELEASE -> Mono.just(release(readId(request), alloc));
                 case Wire.SERVICE -> service(Wire.readString(request), request, alloc);
@@ -77,7 +81,7 @@ final class SessionDirectory {
         return request.readLong();
     }
 
-    private ByteBuf resolve(String name, ByteBufAllocator alloc) {
+    private ByteBuf resolve(String name, Long previous, ByteBufAllocator alloc) {
         RegionState region = directory.find(name);
         if (region == null || region.isDropped()) {
             return Wire.failure(alloc, Wire.NO_SUCH, "no region '" + name + "' on this memory server");
@@ -107,7 +111,7 @@ final class SessionDirectory {
             lease = byRegion.get(name);
         }
         if (lease != null && (lease.region() != region || !lease.rights().equals(rights))) {
-            lease.end(); // the region was replaced, or the policy changed its mind: lend afresh
+            lease.end(LeaseEnd.REVOKED); // the region was replaced, or the policy changed its mind: lend afresh
             lease = null;
         }
         if (lease == null) {
@@ -117,7 +121,7 @@ final class SessionDirectory {
             }
             synchronized (this) {
                 if (closed) {
-                    lease.end();
+                    lease.end(LeaseEnd.SESSION_ENDED);
                     return Wire.failure(alloc, Wire.LEASE_GONE, "the session is closing");
                 }
                 ServerLease raced = byRegion.put(name, lease);
@@ -133,9 +137,10 @@ final class SessionDirectory {
                     + " lent; resolve again");
         }
         RemoteMemory remote = lease.registration().remote();
-        ByteBuf ok = Wire.ok(alloc, 37);
+        LeaseEnd previousEnd = previous == null ? LeaseEnd.UNKNOWN : directory.endOf(previous);
+        ByteBuf ok = Wire.ok(alloc, Wire.LEASE_LENGTH);
         ok.writeLong(lease.id()).writeInt(remote.stag()).writeLong(remote.taggedOffset()).writeLong(remote.length())
-                .writeByte(bits(rights)).writeLong(duration.toMillis());
+                .writeByte(bits(rights)).writeLong(duration.toMillis()).writeByte(previousEnd.code());
         return ok;
     }
 
@@ -157,7 +162,7 @@ final class SessionDirectory {
             lease = byId.get(id);
         }
         if (lease != null) {
-            lease.end();
+            lease.end(LeaseEnd.RELEASED);
         }
         return Wire.ok(alloc, 0);
     }
@@ -193,6 +198,11 @@ final class SessionDirectory {
                 | (rights.contains(RegionAccess.ATOMIC) ? Wire.ATOMIC_BIT : 0);
     }
 
+    /** Tells the directory why lease {@code id} ended, for a client that asks after reconnecting. */
+    void remember(long id, LeaseEnd why) {
+        directory.remember(id, why);
+    }
+
     /** Forgets a lease that ended (called by the lease, maybe under its region's lock). */
     synchronized void forget(ServerLease lease) {
         byRegion.remove(lease.region().name(), lease);
@@ -210,7 +220,7 @@ final class SessionDirectory {
             closed = true;
             open = List.copyOf(byId.values());
         }
-        open.forEach(ServerLease::end);
+        open.forEach(l -> l.end(LeaseEnd.SESSION_ENDED));
     }
 
     long now() {

@@ -12,12 +12,12 @@ import java.nio.charset.StandardCharsets;
  *
  * <pre>
  * request  = version:u8 op:u8 body
- *   RESOLVE  op 1: name:str
+ *   RESOLVE  op 1: name:str [previousLeaseId:u64]
  *   RENEW    op 2: leaseId:u64
  *   RELEASE  op 3: leaseId:u64
  *   SERVICE  op 4: name:str payload:rest
  * response = version:u8 status:u8 body
- *   OK (0) to RESOLVE: leaseId:u64 stag:u32 baseTO:u64 length:u64 rights:u8 leaseMillis:u64
+ *   OK (0) to RESOLVE: leaseId:u64 stag:u32 baseTO:u64 length:u64 rights:u8 leaseMillis:u64 previousEnd:u8
  *   OK (0) to RENEW:   leaseMillis:u64
  *   OK (0) to RELEASE: (empty)
  *   OK (0) to SERVICE: payload:rest
@@ -47,12 +47,19 @@ public final class Wire {
     private Wire() {
     }
 
-    public static ByteBuf resolve(ByteBufAllocator alloc, String name) {
-        ByteBuf b = alloc.buffer(4 + name.length() * 3);
+    /** A RESOLVE; {@code previous} is the id of the lease this client lost, or null. */
+    public static ByteBuf resolve(ByteBufAllocator alloc, String name, Long previous) {
+        ByteBuf b = alloc.buffer(12 + name.length() * 3);
         b.writeByte(VERSION).writeByte(RESOLVE);
         writeString(b, name);
+        if (previous != null) {
+            b.writeLong(previous);
+        }
         return b;
     }
+
+    /** Octets of the body of an OK to RESOLVE. */
+    public static final int LEASE_LENGTH = 38;
 
     public static ByteBuf renew(ByteBufAllocator alloc, long leaseId) {
         return alloc.buffer(10).writeByte(VERSION).writeByte(RENEW).writeLong(leaseId);

@@ -186,6 +186,20 @@ class RdmaCacheTest {
     }
 
     @Test
+    void aGetSurvivesTheRegionsLeaseBeingRevoked() {
+        fixture = new CacheFixture(1, POLICY, p -> CacheOwner.builder("books").size(1 << 20).policy(p).build());
+        RdmaCache<String, Book> books = books("app", Clock.systemUTC());
+        books.put("dune", new Book("Dune", 1965)).block(TIMEOUT);
+        assertThat(books.get("dune").block(TIMEOUT)).isEqualTo(new Book("Dune", 1965));
+
+        assertThat(fixture.servers.get(0).region("cache.books").revoke()).isEqualTo(1);
+        // The next Read meets the invalidated STag (a Terminate, RFC 5040 section 7.2); the GET resolves again.
+        assertThat(books.get("dune").block(TIMEOUT)).isEqualTo(new Book("Dune", 1965));
+        assertThat(books.statistics().hits()).isEqualTo(2);
+        assertThat(fixture.servers.get(0).region("cache.books").leaseCount()).isEqualTo(1);
+    }
+
+    @Test
     void aClientBeforeTheOwnerStartsIsToldWhy() {
         fixture = new CacheFixture(0, POLICY, p -> null);
         CacheOwner owner = CacheOwner.builder("books").size(1 << 20).policy(POLICY).build();

@@ -23,7 +23,7 @@ import org.springframework.util.ClassUtils;
  * {@link CacheOwner}s keep region {@code cache.books} on the memory servers {@link RemoteMemory} reaches.
  *
  * <pre>{@code
- * @Bean
+ * &#64;Bean
  * RdmaCacheManager cacheManager(RemoteMemory memory) {
  *     return RdmaCacheManager.builder(memory).ttl("books", Duration.ofMinutes(5)).build();
  * }

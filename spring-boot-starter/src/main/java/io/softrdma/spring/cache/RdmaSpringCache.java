@@ -6,17 +6,20 @@ import java.util.Objects;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.springframework.cache.support.AbstractValueAdaptingCache;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * One Spring {@link org.springframework.cache.Cache} on an {@link RdmaCache}: what {@code @Cacheable},
  * {@code @CachePut} and {@code @CacheEvict} on the cache of this name read and write. GETs are one-sided RDMA Reads;
  * PUTs and evictions are requests to the cache's owner. Made by {@link RdmaCacheManager}.
  *
- * <p>Blocking: the synchronous methods wait at most the manager's timeout, and so must not run on an event loop
+ * <p>Blocking: the synchronous lookups wait at most the manager's timeout, and so must not run on an event loop
  * (Reactor refuses); {@code retrieve} (what Spring uses for methods returning {@code Mono}, {@code Flux} or
- * {@code CompletableFuture}) does not block.
+ * {@code CompletableFuture}) does not block, nor do {@code put}, {@code evict} and {@code clear} on an event loop.
  *
  * <p>{@link #get(Object, Callable)} (Spring's {@code sync = true}) loads once per JVM at a time, not once across the
  * cluster: two instances that miss together both load, and the later PUT wins.
@@ -24,6 +27,8 @@ import reactor.core.publisher.Mono;
  * <p>Thread safety: all methods may be called from any thread.
  */
 public final class RdmaSpringCache extends AbstractValueAdaptingCache {
+    private static final Log LOG = LogFactory.getLog(RdmaSpringCache.class);
+
     private final RdmaCache<Object, Object> cache;
     private final Duration ttl;
     private final Duration timeout;
@@ -91,9 +96,22 @@ public final class RdmaSpringCache extends AbstractValueAdaptingCache {
                 .toFuture();
     }
 
+    /**
+     * Stores the value; waits for the owner's answer unless called on a non-blocking thread (an event loop, where
+     * Spring puts what a {@code Mono} method emitted): there it returns at once and a failure is logged, which
+     * {@link org.springframework.cache.Cache#put}'s contract allows.
+     */
     @Override
     public void put(Object key, Object value) {
-        store(key, value).block(timeout);
+        await(store(key, value), "put");
+    }
+
+    private void await(Mono<?> operation, String what) {
+        if (Schedulers.isInNonBlockingThread()) {
+            operation.subscribe(null, e -> LOG.warn("cache '" + getName() + "': " + what + " failed", e));
+        } else {
+            operation.block(timeout);
+        }
     }
 
     private Mono<Void> store(Object key, Object value) {
@@ -107,9 +125,10 @@ public final class RdmaSpringCache extends AbstractValueAdaptingCache {
         return toValueWrapper(existing);
     }
 
+    /** Removes the key's value; like {@link #put}, waits unless on a non-blocking thread. */
     @Override
     public void evict(Object key) {
-        evictIfPresent(key);
+        await(cache.delete(Objects.requireNonNull(key, "key")), "evict");
     }
 
     @Override
@@ -117,14 +136,15 @@ public final class RdmaSpringCache extends AbstractValueAdaptingCache {
         return Boolean.TRUE.equals(cache.delete(Objects.requireNonNull(key, "key")).block(timeout));
     }
 
+    /** Removes every value on every owner; like {@link #put}, waits unless on a non-blocking thread. */
     @Override
     public void clear() {
-        cache.clear().block(timeout);
+        await(cache.clear(), "clear");
     }
 
     @Override
     public boolean invalidate() {
-        clear();
+        cache.clear().block(timeout);
         return true;
     }
 

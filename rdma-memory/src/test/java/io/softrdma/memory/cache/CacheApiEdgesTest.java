@@ -1,0 +1,61 @@
+package io.softrdma.memory.cache;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.methods;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.domain.JavaMethod;
+import com.tngtech.archunit.core.domain.JavaModifier;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.lang.ArchCondition;
+import com.tngtech.archunit.lang.ConditionEvents;
+import com.tngtech.archunit.lang.SimpleConditionEvent;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The cache's API edges, held by ArchUnit: its public signatures name no internal type, and it is built on the
+ * supported API of rdma-memory, rdma-reactive and rdma-core only (no one's internal package but its own).
+ */
+class CacheApiEdgesTest {
+    private static final JavaClasses CLASSES = new ClassFileImporter()
+            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+            .importPackages("io.softrdma.memory.cache");
+
+    private static final ArchCondition<JavaMethod> EXPOSE_NO_INTERNAL_TYPE = new ArchCondition<>(
+            "expose no type of an internal package") {
+        @Override
+        public void check(JavaMethod method, ConditionEvents events) {
+            List<JavaClass> types = new ArrayList<>(method.getRawParameterTypes());
+            types.add(method.getRawReturnType());
+            for (JavaClass t : types) {
+                if (t.getPackageName().contains(".internal")) {
+                    events.add(SimpleConditionEvent.violated(method, method.getFullName() + " exposes "
+                            + t.getName()));
+                }
+            }
+        }
+    };
+
+    @Test
+    void theCacheApiExposesNoInternalType() {
+        methods().that(DescribedPredicate.describe("public or protected",
+                        (JavaMethod m) -> m.getModifiers().contains(JavaModifier.PUBLIC)
+                                || m.getModifiers().contains(JavaModifier.PROTECTED)))
+                .and().areDeclaredInClassesThat().resideInAPackage("io.softrdma.memory.cache")
+                .and().areDeclaredInClassesThat().arePublic()
+                .should(EXPOSE_NO_INTERNAL_TYPE).check(CLASSES);
+    }
+
+    @Test
+    void theCacheUsesNoOtherModulesInternals() {
+        noClasses().that().resideInAPackage("io.softrdma.memory.cache..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.softrdma.memory.internal..",
+                        "io.softrdma.reactive.internal..", "io.softrdma.internal..")
+                .check(CLASSES);
+    }
+}
