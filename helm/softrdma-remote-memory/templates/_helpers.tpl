@@ -136,6 +136,8 @@ rdma:
   {{- end }}
   memory:
     client:
+      # Every ready service pod, by DNS; the image's own application.yaml names localhost, which this empties.
+      servers: []
       service: {{ include "softrdma.headlessHost" . }}
       port: {{ .Values.service.ports.rdma }}
 {{- if .Values.tls.enabled }}

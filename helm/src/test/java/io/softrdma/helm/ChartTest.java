@@ -112,6 +112,8 @@ class ChartTest {
                 .as("the headless Service: every ready service pod")
                 .isEqualTo("demo-softrdma-remote-memory-service-headless.apps.svc.cluster.local");
         assertThat(Charts.at(clientYaml, "rdma.memory.client.port")).isEqualTo(7471);
+        assertThat(Charts.at(clientYaml, "rdma.memory.client.servers")).as("the image's localhost, emptied")
+                .isEqualTo(List.of());
 
         NetworkPolicy policy = one(objects, NetworkPolicy.class, "demo-softrdma-remote-memory-service");
         assertThat(policy.getSpec().getPodSelector().getMatchLabels()).containsEntry("app.kubernetes.io/component",

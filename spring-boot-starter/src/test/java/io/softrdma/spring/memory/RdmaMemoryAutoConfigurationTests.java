@@ -240,6 +240,13 @@ class RdmaMemoryAutoConfigurationTests {
     }
 
     @Test
+    void aServiceNameOverAnEmptiedServerListIsNoConflict() {
+        // As the chart layers its client.yaml (servers: []) over the image's application.yaml (servers: localhost).
+        runner.withPropertyValues("rdma.memory.client.servers=", "rdma.memory.client.service=localhost")
+                .run(context -> assertThat(context).hasNotFailed().hasSingleBean(RemoteMemory.class));
+    }
+
+    @Test
     void mistakesFailTheStartNamingThePropertyToFix() {
         server.withPropertyValues("rdma.memory.regions.prices.grants.app=read,write").run(context ->
                 assertThat(context).hasFailed().getFailure().rootCause().hasMessage(

@@ -5,6 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import io.softrdma.spring.memory.RdmaMemoryServer;
 import io.softrdma.testing.HttpProbe;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -26,8 +28,13 @@ class RemoteMemoryEndToEndTest {
             int serviceHttp = service.getEnvironment().getRequiredProperty("local.server.port", Integer.class);
             int serviceRdma = service.getEnvironment().getRequiredProperty(RdmaMemoryServer.PORT_PROPERTY,
                     Integer.class);
+            // The client configured as the Helm chart configures it: a client.yaml over the image's application.yaml
+            // that empties the server list and names the service whose addresses are the servers.
+            Path clientYaml = Files.createTempFile("client", ".yaml");
+            Files.writeString(clientYaml, String.join("\n", "rdma:", "  memory:", "    client:", "      servers: []",
+                    "      service: 127.0.0.1", "      port: " + serviceRdma, ""));
             try (ConfigurableApplicationContext client = new SpringApplicationBuilder(RemoteMemoryApplication.class)
-                    .profiles("client").run("--server.port=0", "--rdma.memory.client.servers=127.0.0.1:" + serviceRdma,
+                    .profiles("client").run("--server.port=0", "--spring.config.additional-location=file:" + clientYaml,
                             "--remote-memory.interval=100ms")) {
                 StorefrontRounds rounds = client.getBean(StorefrontRounds.class);
                 await().atMost(Duration.ofSeconds(60)).until(() -> rounds.results().size() >= 3);
@@ -64,6 +71,8 @@ class RemoteMemoryEndToEndTest {
                 assertThat(metric(used, "cache_rdma_gets_one_sided_total", "cache=\"products\""))
                         .isGreaterThanOrEqualTo(3);
                 assertThat(metric(used, "cache_gets_total", "result=\"hit\"")).isGreaterThanOrEqualTo(3);
+            } finally {
+                Files.delete(clientYaml);
             }
 
             // Without the credential, the service's policy refuses, and the rounds say so.
