@@ -31,6 +31,11 @@ import org.springframework.util.unit.DataSize;
  * rdma.memory.regions.prices.grants.[CN=pricer,O=Example]=read,write
  * </pre>
  *
+ * <p>Why this class is long: it is the whole {@code rdma.memory.*} tree Spring Boot binds (server, regions, client,
+ * reconnect, cache) as nested classes with their defaults and Javadoc, which the configuration processor turns into
+ * metadata, plus the checks that turn the regions and grants into the server's specs and policy with the property
+ * to fix in every message; splitting it would scatter one tree.
+ *
  * <p>Thread safety: bound once at startup by Spring Boot, read-only afterwards.
  */
 @ConfigurationProperties("rdma.memory")
