@@ -70,24 +70,32 @@ public final class DisposableMemoryServer implements Disposable {
         return server;
     }
 
-    /** Stops listening, ends every session (their leases with them) and frees the regions' memory. */
+    /**
+     * Stops listening, closes every session (their leases end with them) and, once they have ended, frees the
+     * regions' memory. Returns at once.
+     */
     @Override
     public void dispose() {
         server.dispose();
-        directory.close();
+        directory.endSessions().subscribe(null, e -> directory.close(), directory::close);
     }
 
-    /** {@link #dispose()}, waiting at most {@code timeout} for the sessions to end. */
+    /** {@link #dispose()}, waiting at most {@code timeout} for the sessions to end (then frees the memory anyway). */
     public void disposeNow(Duration timeout) {
         server.disposeNow(timeout);
-        directory.close();
+        try {
+            directory.endSessions().timeout(timeout, Mono.empty()).block();
+        } finally {
+            directory.close();
+        }
     }
 
     /**
-     * Stops accepting, lets sessions finish within {@code timeout}, then closes them and frees the regions' memory.
+     * Stops accepting, lets sessions finish the work they were given within {@code timeout}, then closes them and
+     * frees the regions' memory.
      */
     public Mono<Void> disposeGracefully(Duration timeout) {
-        return server.disposeGracefully(timeout).doFinally(s -> directory.close());
+        return server.disposeGracefully(timeout).then(directory.endSessions()).doFinally(s -> directory.close());
     }
 
     @Override

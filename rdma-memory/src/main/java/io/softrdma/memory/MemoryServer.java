@@ -20,11 +20,14 @@ import reactor.core.scheduler.Schedulers;
  *
  * <pre>{@code
  * DisposableMemoryServer server = MemoryServer.create()
- *         .port(7473)
- *         .region(RegionSpec.of("prices", 1 << 20, RegionAccess.READ, RegionAccess.WRITE))
- *         .policy(AccessPolicy.grant("pricing-client", "prices", RegionAccess.READ))
+ *         .host(host).port(port)
+ *         .region("prices", 1 << 20, RegionAccess.READ, RegionAccess.WRITE, RegionAccess.ATOMIC)
+ *         .policy(policy)
+ *         .service("reprice", (peer, request) ->                      // two-sided, runs at the owner
+ *                 Mono.just(Unpooled.copyLong(request.readLong() * 2)))
  *         .bindNow();
- * server.region("prices").buffer().setLong(0, 42);
+ * ServerRegion prices = server.region("prices");
+ * prices.putLong(64, 4200);                                         // the owner's own memory
  * }</pre>
  *
  * <p>How it works (docs/remote-memory.md): each region has one backing buffer of direct memory. When a client

@@ -26,7 +26,7 @@ import reactor.core.publisher.Mono;
  *
  * <pre>{@code
  * RemoteMemory memory = RemoteMemory.builder()
- *         .servers("memory-0:7473", "memory-1:7473")
+ *         .servers(host + ":" + port)
  *         .credential("pricing-client")
  *         .build();
  * long price = memory.region("prices").flatMap(r -> r.getLong(64)).block();

@@ -70,7 +70,7 @@ class LeaseTest {
 
         // Use it for five lease durations: every read succeeds on the same connection, the lease renewed meanwhile.
         List<Throwable> errors = new CopyOnWriteArrayList<>();
-        Long reads = Flux.interval(Duration.ofMillis(40)).take(lease.multipliedBy(5))
+        Long reads = Flux.interval(Duration.ofMillis(40)).onBackpressureDrop().take(lease.multipliedBy(5))
                 .concatMap(i -> region.getLong(0).onErrorResume(e -> {
                     errors.add(e);
                     return Mono.empty();
@@ -113,10 +113,9 @@ class LeaseTest {
         assertThat(ended.get()).isInstanceOf(RegionRevokedException.class)
                 .hasMessageFindingMatch("INVALID_STAG|was revoked by the region's owner");
         assertThat(good.get()).isGreaterThanOrEqualTo(1);
-        assertThat(owned.leaseCount()).isZero();
 
         assertThat(region.getLong(8 * 1000).block(TIMEOUT)).as("resolved again").isEqualTo(8000);
-        assertThat(owned.leaseCount()).isEqualTo(1);
+        assertThat(owned.leaseCount()).as("the revoked lease is not among them").isEqualTo(1);
     }
 
     /** Every word of a slice holds its own offset: a read is either whole and right, or an error. */

@@ -7,6 +7,7 @@ import io.softrdma.memory.PeerIdentity;
 import io.softrdma.memory.RegionSpec;
 import io.softrdma.reactive.RdmaSession;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -146,6 +147,16 @@ public final class Directory {
             sessions.remove(directory);
             directory.close();
         }).then(Mono.empty());
+    }
+
+    /**
+     * Closes every session gracefully (RdmaServer leaves established sessions open when it stops listening) and
+     * completes when all have ended.
+     */
+    public Mono<Void> endSessions() {
+        List<SessionDirectory> open = List.copyOf(sessions);
+        open.forEach(SessionDirectory::disposeSession);
+        return reactor.core.publisher.Flux.fromIterable(open).flatMap(SessionDirectory::onDispose).then();
     }
 
     /** Ends every lease and frees every region's memory. Idempotent. */

@@ -22,7 +22,10 @@ import java.util.zip.CRC32C;
  * <p>Thread safety: the static methods are pure; an instance is used from any thread.
  */
 public final class Records {
+    /** Busy tries before parking: a local writer holds a record for a microsecond. */
     private static final int SPINS = 64;
+    /** The longest park between tries: a remote writer holds a record for a round trip or two. */
+    private static final long MAX_PARK_NANOS = 1_000_000;
 
     private final String region;
     private final Supplier<ByteBuf> memory;
@@ -91,7 +94,7 @@ public final class Records {
             int length = payload.readableBytes();
             checkPlace(region, offset, length, mem.capacity());
             Words w = words.get();
-            for (int attempt = 0; attempt < attempts * SPINS; attempt++) {
+            for (int attempt = 0; attempt < SPINS + attempts; attempt++) {
                 long version = w.getLong(offset);
                 if ((version & 1) == 0 && w.compareAndSwap(offset, version, version + 1) == version) {
                     int at = (int) offset;
@@ -102,10 +105,10 @@ public final class Records {
                     w.putLong(offset, version + 2); // volatile: the octets above are visible before it
                     return;
                 }
-                Thread.onSpinWait();
+                pause(attempt);
             }
             throw new TornRecordException(region, "the record at " + offset + " of region '" + region + "' stayed"
-                    + " locked by another writer (odd version) for " + attempts * SPINS + " attempts");
+                    + " locked by another writer (odd version) for " + (SPINS + attempts) + " attempts");
         } finally {
             payload.release();
         }
@@ -117,7 +120,7 @@ public final class Records {
         checkPlace(region, offset, 0, mem.capacity());
         Words w = words.get();
         int at = (int) offset;
-        for (int attempt = 0; attempt < attempts * SPINS; attempt++) {
+        for (int attempt = 0; attempt < SPINS + attempts; attempt++) {
             long before = w.getLong(offset);
             int length = mem.getInt(at + RecordLayout.LENGTH);
             if ((before & 1) == 0 && length >= 0 && at + RecordLayout.HEADER + (long) length <= mem.capacity()) {
@@ -129,9 +132,19 @@ public final class Records {
                 }
                 copy.release();
             }
-            Thread.onSpinWait();
+            pause(attempt);
         }
         throw new TornRecordException(region, "the record at " + offset + " of region '" + region + "' was"
-                + " inconsistent (odd version or checksum mismatch) for " + attempts * SPINS + " attempts");
+                + " inconsistent (odd version or checksum mismatch) for " + (SPINS + attempts) + " attempts");
+    }
+
+    /** Spins at first, then parks for longer and longer, up to a millisecond: never a busy wait on a remote writer. */
+    private static void pause(int attempt) {
+        if (attempt < SPINS) {
+            Thread.onSpinWait();
+        } else {
+            java.util.concurrent.locks.LockSupport.parkNanos(Math.min(MAX_PARK_NANOS,
+                    1000L << Math.min(20, attempt - SPINS)));
+        }
     }
 }

@@ -155,13 +155,16 @@ public final class RegionClient {
         }
         forget(l);
         TerminateException terminate = terminate(e);
+        // The operation failed because the session is ending: wait until it has, so that the next operation (or
+        // the resolution below) connects anew rather than meeting the ending session.
+        Mono<Void> ended = l.session().onDispose().timeout(Duration.ofSeconds(5), Mono.empty());
         if (terminate != null && isProtectionError(terminate.code())) {
-            return Mono.just(new RegionRevokedException(name, "the lease on region '" + name + "' is no longer"
-                    + " valid (it expired, or the owner revoked, resized or dropped the region): the server answered"
-                    + " with a Terminate, " + terminate.code() + "; the next operation resolves the region again", e));
+            return ended.then(Mono.just(new RegionRevokedException(name, "the lease on region '" + name + "' is no"
+                    + " longer valid (it expired, or the owner revoked, resized or dropped the region): the server"
+                    + " answered with a Terminate, " + terminate.code() + "; the next operation resolves the region"
+                    + " again", e)));
         }
-        // The operation failed because the session is ending: wait until it has, so that the link connects anew.
-        return l.session().onDispose().timeout(Duration.ofSeconds(5), Mono.empty())
+        return ended
                 .then(link.session())
                 .flatMap(s -> DirectoryClient.resolve(s, name, settings.clock(), l.id()))
                 .map(resolved -> {
@@ -208,8 +211,22 @@ public final class RegionClient {
         return (layer == TerminateLayer.RDMAP || layer == TerminateLayer.DDP) && code.errorType() == 1;
     }
 
+    /** When an operation may run once more, on a new lease, after its session ended under it. */
+    private enum Repeat {
+        /** It handed a buffer over (a Write): the buffer is gone, so the error goes to the caller. */
+        NEVER,
+        /**
+         * It met an ended session before it was posted, so it never reached the wire (an atomic): the session
+         * ended between the lease check and the post, and the caller should not see that.
+         */
+        IF_NOT_POSTED,
+        /** A Read: repeating it is harmless even if it reached the wire, so a lost connection is retried too. */
+        IF_LOST
+    }
+
     /** Runs {@code body} on the current lease once the right and bounds are checked, translating its errors. */
-    private <T> Mono<T> op(RegionAccess right, long offset, long length, Function<ClientLease, Mono<T>> body) {
+    private <T> Mono<T> op(RegionAccess right, long offset, long length, Function<ClientLease, Mono<T>> body,
+            Repeat repeat) {
         if (offset < 0 || length < 0) {
             return Mono.error(new IllegalArgumentException("offset " + offset + " and length " + length
                     + " must not be negative"));
@@ -222,7 +239,16 @@ public final class RegionClient {
                 return Mono.error(new IllegalArgumentException("[" + offset + ", " + (offset + length) + ") is"
                         + " outside region '" + name + "' of " + l.remote().length() + " octets"));
             }
-            return body.apply(l).onErrorResume(e -> classify(l, e).flatMap(Mono::error));
+            return body.apply(l).onErrorResume(e -> {
+                if (repeat != Repeat.NEVER && e instanceof IllegalStateException && l.session().isDisposed()) {
+                    forget(l);
+                    return op(right, offset, length, body, Repeat.NEVER);
+                }
+                return classify(l, e).flatMap(failure -> repeat == Repeat.IF_LOST
+                        && failure.getClass() == RemoteMemoryException.class && !(e instanceof RemoteMemoryException)
+                        ? op(right, offset, length, body, Repeat.NEVER) // classify resolved again: on the new lease
+                        : Mono.error(failure));
+            });
         });
     }
 
@@ -241,7 +267,8 @@ public final class RegionClient {
     // ---- octets and words ----
 
     public Mono<ByteBuf> read(long offset, int length) {
-        return op(RegionAccess.READ, offset, length, l -> l.session().read(l.remote().slice(offset, length)));
+        return op(RegionAccess.READ, offset, length, l -> l.session().read(l.remote().slice(offset, length)),
+                Repeat.IF_LOST);
     }
 
     public Flux<ByteBuf> read(Publisher<RegionSlice> slices) {
@@ -265,7 +292,7 @@ public final class RegionClient {
         return op(RegionAccess.WRITE, offset, data.readableBytes(), l -> {
             handed.set(true);
             return l.session().write(l.remote().slice(offset, data.readableBytes()), data);
-        }).doFinally(s -> {
+        }, Repeat.NEVER).doFinally(s -> {
             if (handed.compareAndSet(false, true)) {
                 data.release(); // never handed to the session: it is still ours to release
             }
@@ -283,7 +310,8 @@ public final class RegionClient {
     public Mono<Long> fetchAdd(long offset, long delta) {
         return Mono.defer(() -> {
             checkWord(offset);
-            return op(RegionAccess.ATOMIC, offset, 8, l -> l.session().fetchAdd(l.remote().slice(offset, 8), delta));
+            return op(RegionAccess.ATOMIC, offset, 8, l -> l.session().fetchAdd(l.remote().slice(offset, 8), delta),
+                    Repeat.IF_NOT_POSTED);
         });
     }
 
@@ -291,7 +319,8 @@ public final class RegionClient {
         return Mono.defer(() -> {
             checkWord(offset);
             return op(RegionAccess.ATOMIC, offset, 8,
-                    l -> l.session().compareAndSwap(l.remote().slice(offset, 8), expect, update));
+                    l -> l.session().compareAndSwap(l.remote().slice(offset, 8), expect, update),
+                    Repeat.IF_NOT_POSTED);
         });
     }
 
@@ -307,6 +336,14 @@ public final class RegionClient {
     }
 
     private static final TornAttempt TORN = new TornAttempt();
+    /** Torn or locked record attempts seen by every client in this JVM, retried (for tests and metrics). */
+    private static final java.util.concurrent.atomic.LongAdder TORN_ATTEMPTS = new java.util.concurrent.atomic
+            .LongAdder();
+
+    /** How many record reads and lock attempts found a record torn or locked, and were retried, so far. */
+    public static long tornAttempts() {
+        return TORN_ATTEMPTS.sum();
+    }
 
     /** Retries torn attempts: {@link #EAGER_ATTEMPTS} at once, then backing off from 10 µs to 1 ms. */
     private Retry tornRetries(long offset) {
@@ -315,6 +352,7 @@ public final class RegionClient {
             if (!(signal.failure() instanceof TornAttempt)) {
                 return Mono.error(signal.failure());
             }
+            TORN_ATTEMPTS.increment();
             long done = signal.totalRetries() + 1;
             if (done >= attempts) {
                 return Mono.error(new TornRecordException(name, "the record at " + offset + " of region '" + name
@@ -341,7 +379,7 @@ public final class RegionClient {
         return op(RegionAccess.READ, offset, RecordLayout.HEADER, l -> {
             long length = Math.min(RecordLayout.HEADER + (long) capacity, l.remote().length() - offset);
             return l.session().read(l.remote().slice(offset, length)).handle(this::checked);
-        });
+        }, Repeat.IF_LOST);
     }
 
     /** The header first, to learn the length, then header and payload in one Read, checked. */
@@ -359,7 +397,7 @@ public final class RegionClient {
                     }
                 })
                 .flatMap(length -> l.session().read(l.remote().slice(offset, RecordLayout.HEADER + (int) length))
-                        .handle(this::checked)));
+                        .handle(this::checked)), Repeat.IF_LOST);
     }
 
     /** Emits the payload of a consistent record (a slice of the library's buffer), or fails the attempt. */
@@ -380,7 +418,8 @@ public final class RegionClient {
             Mono<Long> lock = getLong(offset)
                     .flatMap(version -> (version & 1) != 0 ? Mono.error(TORN)
                             : compareAndSwap(offset, version, version + 1)
-                                    .flatMap(before -> before == version ? Mono.just(version) : Mono.error(TORN)))
+                                    .flatMap(before -> before.longValue() == version.longValue() ? Mono.just(version)
+                                            : Mono.error(TORN)))
                     .retryWhen(tornRetries(offset));
             return lock.flatMap(version -> {
                 ByteBuf body = ByteBufAllocator.DEFAULT.directBuffer(8 + length);

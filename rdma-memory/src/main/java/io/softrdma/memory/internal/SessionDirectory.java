@@ -45,6 +45,14 @@ final class SessionDirectory {
         this.peer = peer;
     }
 
+    void disposeSession() {
+        session.dispose();
+    }
+
+    Mono<Void> onDispose() {
+        return session.onDispose();
+    }
+
     PeerIdentity peer() {
         return peer;
     }
