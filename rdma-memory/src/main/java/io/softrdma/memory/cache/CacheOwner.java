@@ -47,6 +47,9 @@ import reactor.core.scheduler.Schedulers;
  * log that the next writes overwrite oldest first, and a full bucket gives up its oldest entry. TTLs are on this
  * owner's clock: clients treat an entry whose time has passed as absent, and a sweep removes it.
  *
+ * <p>The region is the table's for the server's life: do not {@code resize} or {@code drop} it (the owner keeps
+ * writing the memory it formatted); to stop the cache, dispose the owner and the server.
+ *
  * <p>Thread safety: all methods may be called from any thread; requests take turns on the table (a lock held for one
  * table operation: an entry copied and two checksums, never I/O), so the event loops that call {@link #handle} never
  * wait long. Buffer ownership as {@link MemoryService} says.
@@ -163,9 +166,9 @@ public final class CacheOwner implements MemoryService, Disposable {
         return Mono.just(response);
     }
 
-    /** Entries in the table now (some may have expired and wait for the sweep). */
+    /** Entries in the table now (some may have expired and wait for the sweep); 0 before start. */
     public int size() {
-        return read(CacheTable::size);
+        return (int) read(CacheTable::size);
     }
 
     /** Entries evicted to make room since start. */
@@ -178,13 +181,18 @@ public final class CacheOwner implements MemoryService, Disposable {
         return read(CacheTable::expirations);
     }
 
-    private <T extends Number> T read(java.util.function.Function<CacheTable, T> what) {
+    /** Entries an owner GET found damaged (checksum mismatch) and dropped since start: should stay 0. */
+    public long damaged() {
+        return read(CacheTable::damaged);
+    }
+
+    private long read(java.util.function.ToLongFunction<CacheTable> what) {
         CacheTable t = table;
         if (t == null) {
-            throw new IllegalStateException("cache '" + name + "' is not started");
+            return 0;
         }
         synchronized (t) {
-            return what.apply(t);
+            return what.applyAsLong(t);
         }
     }
 

@@ -10,6 +10,7 @@ import io.softrdma.memory.RemoteMemory;
 import io.softrdma.memory.RemoteMemoryException;
 import io.softrdma.memory.RemoteRegion;
 import io.softrdma.memory.cache.internal.CacheProtocol;
+import io.softrdma.memory.cache.internal.KeyHash;
 import io.softrdma.memory.cache.internal.OneSidedGet;
 import io.softrdma.memory.cache.internal.TableLayout;
 import io.softrdma.memory.cache.internal.TornReadException;
@@ -25,6 +26,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.LongAdder;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -44,9 +46,11 @@ import reactor.util.retry.Retry;
  * Book dune = books.get("isbn-1").block();
  * }</pre>
  *
- * <p>What a GET may return: a value that some PUT stored and that was live at some moment during the GET, never a
- * mix of two values (each read is checked whole); a key deleted or replaced while the GET runs may still show its
- * previous value. Equal keys must encode to equal octets (the codec's job; JSON of records and strings does).
+ * <p>What a GET returns: the value the key had when its bucket was read (or, after the retries, when the owner
+ * answered), never a mix of two values (each read is checked whole); a key deleted or replaced while the GET runs
+ * may still show its previous value. A client remembers where it last found each key ({@link
+ * Builder#locationHints}), so a GET of an unchanged key reads bucket and entry at once: one round trip. Equal keys
+ * must encode to equal octets (the codec's job; JSON of records and strings does).
  *
  * <p>Thread safety: all methods may be called from any thread. Buffers: none cross this API; values are decoded from
  * the library's buffers before they are released.
@@ -71,6 +75,25 @@ public final class RdmaCache<K, V> {
     private final LongAdder ownerGets = new LongAdder();
     private final LongAdder puts = new LongAdder();
     private final LongAdder deletes = new LongAdder();
+    /** Where keys' entries were last found, by hash: pairs of (hash, location), direct-mapped; null if off. */
+    private final AtomicLongArray hints;
+    private final OneSidedGet.Listener listener = new OneSidedGet.Listener() {
+        @Override
+        public void retried() {
+            retried.increment();
+        }
+
+        @Override
+        public void located(long hash, long location) {
+            if (hints != null) {
+                int i = hintIndex(hash);
+                // Two plain stores, not atomic together: a reader may pair one key's hash with another's location,
+                // which only costs it a wasted Read (the bucket confirms a hint before it counts).
+                hints.set(i, hash);
+                hints.set(i + 1, location);
+            }
+        }
+    };
 
     private RdmaCache(Builder<K, V> b) {
         this.memory = b.memory;
@@ -81,6 +104,20 @@ public final class RdmaCache<K, V> {
         this.valueCodec = b.valueCodec;
         this.clock = b.clock;
         this.retries = b.retries;
+        this.hints = b.hints == 0 ? null : new AtomicLongArray(2 * b.hints);
+    }
+
+    private int hintIndex(long hash) {
+        return 2 * ((int) (hash >>> 7) & (hints.length() / 2 - 1));
+    }
+
+    private long hint(ByteBuf key) {
+        if (hints == null) {
+            return 0;
+        }
+        long hash = KeyHash.of(key);
+        int i = hintIndex(hash);
+        return hints.get(i) == hash ? hints.get(i + 1) : 0;
     }
 
     /** A client of the cache {@code name} on {@code memory}'s servers, JSON for keys and values unless told. */
@@ -152,8 +189,8 @@ public final class RdmaCache<K, V> {
         ByteBuf key = Unpooled.wrappedBuffer(k);
         return memory.region(region, k)
                 .flatMap(r -> layout(r)
-                        .flatMap(layout -> OneSidedGet.lookup(r::read, layout, key, clock::millis, this::decodeValue,
-                                retries, retried::increment))
+                        .flatMap(layout -> OneSidedGet.lookup(r::read, layout, key, hint(key), clock::millis,
+                                this::decodeValue, retries, listener))
                         .doOnSuccess(v -> oneSided.increment())
                         .doOnError(e -> {
                             if (!(e instanceof TornReadException)) {
@@ -313,6 +350,7 @@ public final class RdmaCache<K, V> {
         private MemoryCodec valueCodec = MemoryCodec.json();
         private Clock clock = Clock.systemUTC();
         private int retries = 8;
+        private int hints = 4096;
 
         private Builder(RemoteMemory memory, String name, Class<K> keyType, Class<V> valueType) {
             this.memory = Objects.requireNonNull(memory, "memory");
@@ -353,6 +391,19 @@ public final class RdmaCache<K, V> {
                 throw new IllegalArgumentException("retries " + retries + " must not be negative");
             }
             this.retries = retries;
+            return this;
+        }
+
+        /**
+         * How many keys' entry locations to remember (a power of two; 4096 unless set; 0: none). A GET of a key whose
+         * entry has not moved since reads bucket and entry at once: one round trip instead of two.
+         */
+        public Builder<K, V> locationHints(int keys) {
+            if (keys < 0 || (keys != 0 && Integer.bitCount(keys) != 1) || keys > 1 << 24) {
+                throw new IllegalArgumentException("location hints " + keys + " must be 0 or a power of two up to "
+                        + (1 << 24));
+            }
+            this.hints = keys;
             return this;
         }
 

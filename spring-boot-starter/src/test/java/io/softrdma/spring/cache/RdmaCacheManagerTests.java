@@ -276,6 +276,26 @@ class RdmaCacheManagerTests {
     }
 
     @Test
+    void theOwnersMetersCountEntriesAndExpirations() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        new RdmaCacheOwnerMetrics(List.of(books, shelves)).bindTo(registry);
+        long expiredBefore = shelves.expirations();
+        instance.run(context -> {
+            Library library = context.getBean(Library.class);
+            library.find("999");
+            library.onShelf("history", 9);
+        });
+        assertThat(registry.get("cache.size").tag("cache", "books").gauge().value()).isEqualTo(books.size())
+                .isPositive();
+        await().atMost(Duration.ofSeconds(10)).until(() -> registry.get("cache.rdma.owner.expirations")
+                .tag("cache", "shelves").functionCounter().count() > expiredBefore);
+        assertThat(registry.get("cache.rdma.owner.evictions").tag("cache", "books").functionCounter().count())
+                .isZero();
+        assertThat(registry.get("cache.rdma.owner.damaged").tag("cache", "books").functionCounter().count())
+                .isZero();
+    }
+
+    @Test
     void aKeyWithoutItsOwnToStringIsRefusedSayingWhatToDo() {
         instance.run(context -> {
             RdmaSpringCache cache = context.getBean(RdmaCacheManager.class).getCache("books");

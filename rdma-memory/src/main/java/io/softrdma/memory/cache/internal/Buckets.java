@@ -11,7 +11,7 @@ import io.netty.buffer.ByteBuf;
  *
  * <pre>
  *   0  u32 CRC-32C of octets 4..127      4  u32 version (+1 on every change)
- *   8  7 slots of 16 octets: u32 tag (0 = free), u32 entry length, u64 entry offset in the region
+ *   8  7 slots of 16 octets: u32 tag (0 = free), u32 entry length, u32 entry stamp, u32 entry offset in the region
  * 120  u64 zero
  * </pre>
  *
@@ -36,8 +36,13 @@ public final class Buckets {
         return bucket.getInt(slotBase(base, slot) + 4);
     }
 
+    /** The stamp of the entry the slot points to: the entry carries it too, so a reader knows it read that one. */
+    public static int stamp(ByteBuf bucket, int base, int slot) {
+        return bucket.getInt(slotBase(base, slot) + 8);
+    }
+
     public static long entryOffset(ByteBuf bucket, int base, int slot) {
-        return bucket.getLong(slotBase(base, slot) + 8);
+        return bucket.getUnsignedInt(slotBase(base, slot) + 12);
     }
 
     public static int version(ByteBuf bucket, int base) {
@@ -51,15 +56,16 @@ public final class Buckets {
         }
     }
 
-    static void setSlot(ByteBuf region, int base, int slot, int tag, int entryLength, long entryOffset) {
+    static void setSlot(ByteBuf region, int base, int slot, int tag, int entryLength, int stamp, int entryOffset) {
         int at = slotBase(base, slot);
         region.setInt(at, tag);
         region.setInt(at + 4, entryLength);
-        region.setLong(at + 8, entryOffset);
+        region.setInt(at + 8, stamp);
+        region.setInt(at + 12, entryOffset);
     }
 
     static void clearSlot(ByteBuf region, int base, int slot) {
-        setSlot(region, base, slot, 0, 0, 0);
+        setSlot(region, base, slot, 0, 0, 0, 0);
     }
 
     /** After changing slots: a new version, then the checksum, last. */

@@ -122,7 +122,9 @@ public final class CacheTable {
         }
         int allocation = TableLayout.allocation(length);
         int offset = allocate(allocation);
-        Entries.write(region, offset, hash, expiresAt, key, value);
+        long written = ++seq;
+        int stamp = (int) written;
+        Entries.write(region, offset, stamp, hash, expiresAt, key, value);
         // The entry must be visible before the slot that points to it (the one-sided reader follows the slot).
         VarHandle.releaseFence();
         int slot = find(base, hash, key);
@@ -136,9 +138,9 @@ public final class CacheTable {
                 evictions++;
             }
         }
-        Buckets.setSlot(region, base, slot, KeyHash.tag(hash), length, offset);
+        Buckets.setSlot(region, base, slot, KeyHash.tag(hash), length, stamp, offset);
         Buckets.seal(region, base);
-        Live live = new Live(offset, allocation, bucket, slot, ++seq, expiresAt);
+        Live live = new Live(offset, allocation, bucket, slot, written, expiresAt);
         byOffset.put(offset, live);
         if (expiresAt != 0) {
             expiries.add(new Expiry(expiresAt, offset, live.seq));
@@ -168,7 +170,8 @@ public final class CacheTable {
         }
         int at = (int) Buckets.entryOffset(region, base, slot);
         try {
-            Entries.verify(region, at, Buckets.entryLength(region, base, slot), hash);
+            Entries.verify(region, at, Buckets.entryLength(region, base, slot), hash,
+                    Buckets.stamp(region, base, slot));
         } catch (TornReadException e) {
             // Only this owner writes the region, whole: a bad checksum here is damage, not a race. Never return it.
             remove(byOffset.get(at));

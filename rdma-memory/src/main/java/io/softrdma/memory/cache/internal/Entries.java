@@ -8,14 +8,15 @@ import io.netty.buffer.ByteBuf;
  * One entry of the log, as octets (its length is in the slot that points to it):
  *
  * <pre>
- *   0  u32 CRC-32C of octets 4..length-1    4  u32 flags (0)
+ *   0  u32 CRC-32C of octets 4..length-1    4  u32 stamp (the slot's: which write this is)
  *   8  u64 key hash (KeyHash)               16  u64 expires at, ms since the epoch on the owner's clock (0 = never)
  *  24  u32 key length                       28  u32 value length
  *  32  key, then value
  * </pre>
  *
- * The full hash lets a reader tell an entry that replaced the one its bucket pointed to (its space reused: retry)
- * from a different key whose tag collided (look at the next slot).
+ * The full hash lets a reader tell a different key whose tag collided (look at the next slot) from the key's own
+ * entry; the stamp, equal to the slot's, tells the entry the bucket pointed to from one written in its space since
+ * (retry): a GET returns exactly the value its bucket read pointed to.
  *
  * <p>Thread safety: stateless; the buffers are the caller's.
  */
@@ -28,10 +29,10 @@ public final class Entries {
     }
 
     /** Writes an entry at {@code at}, checksum last; reads neither index of {@code key} nor {@code value}. */
-    static int write(ByteBuf region, int at, long hash, long expiresAt, ByteBuf key, ByteBuf value) {
+    static int write(ByteBuf region, int at, int stamp, long hash, long expiresAt, ByteBuf key, ByteBuf value) {
         int k = key.readableBytes();
         int v = value.readableBytes();
-        region.setInt(at + 4, 0);
+        region.setInt(at + 4, stamp);
         region.setLong(at + 8, hash);
         region.setLong(at + 16, expiresAt);
         region.setInt(at + 24, k);
@@ -44,18 +45,27 @@ public final class Entries {
     }
 
     /**
-     * Checks an entry read whole ({@code length} octets at {@code at}) against the hash the reader looked up:
-     * {@link TornReadException} if it changed while read or is not the entry the bucket pointed to when it was read.
-     * Returns normally for an intact entry of this hash (whose key may still differ: a tag collision).
+     * Checks an entry read whole ({@code length} octets at {@code at}) against the slot that pointed to it (its
+     * stamp) and the hash the reader looked up: {@link TornReadException} if it changed while read or is not the
+     * entry the slot pointed to. Returns normally for that entry (whose key may still differ: a tag collision).
      */
-    public static void verify(ByteBuf entry, int at, int length, long hash) {
-        if (length < ENTRY_HEADER || Checksums.crc32c(entry, at + 4, length - 4) != entry.getInt(at)
-                || length(entry.getInt(at + 24), entry.getInt(at + 28)) != length) {
+    public static void verify(ByteBuf entry, int at, int length, long hash, int stamp) {
+        if (!intact(entry, at, length)) {
             throw new TornReadException("entry");
         }
-        if (entry.getLong(at + 8) != hash) {
+        if (entry.getInt(at + 4) != stamp || entry.getLong(at + 8) != hash) {
             throw new TornReadException("entry's space, reused,");
         }
+    }
+
+    /** Whether the entry's checksum and lengths agree with {@code length}, the octets read. */
+    public static boolean intact(ByteBuf entry, int at, int length) {
+        return length >= ENTRY_HEADER && Checksums.crc32c(entry, at + 4, length - 4) == entry.getInt(at)
+                && length(entry.getInt(at + 24), entry.getInt(at + 28)) == length;
+    }
+
+    public static int stamp(ByteBuf entry, int at) {
+        return entry.getInt(at + 4);
     }
 
     public static long hash(ByteBuf entry, int at) {

@@ -8,15 +8,18 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.util.retry.Retry;
 
 /**
  * A GET done by the client alone, Pilaf-style: an RDMA Read of the key's bucket, checked against its checksum, then an
- * RDMA Read of each entry whose slot carries the key's tag, checked against its checksum, hash and key. A check that
- * fails means the owner changed what was being read; the lookup starts again from the bucket, up to a bound, after
- * which the caller asks the owner instead (a GET never waits on a writer and never returns a torn value).
+ * RDMA Read of each entry whose slot carries the key's tag, checked against its checksum, stamp, hash and key. A check
+ * that fails means the owner changed what was being read; the lookup starts again from the bucket, up to a bound,
+ * after which the caller asks the owner instead (a GET never waits on a writer and never returns a torn value).
+ *
+ * <p>With a location hint (where the key's entry was last time) the entry is read together with the bucket, so a GET
+ * whose entry has not moved takes one round trip, not two. The entry read so counts only if the bucket still points
+ * to it: same offset, length and stamp (each write's own number, in the slot and in the entry).
  *
  * <p>Thread safety: stateless; the key buffer must stay valid (not released) until the returned Mono terminates.
  */
@@ -27,44 +30,105 @@ public final class OneSidedGet {
         Mono<ByteBuf> read(long offset, int length);
     }
 
-    /** What one lookup attempt saw. */
+    /** What lookups saw. */
     public interface Listener {
         /** A retry after a torn or stale read. */
         void retried();
+
+        /** Where the key's entry is (a location for {@link #lookup}'s hint), or 0 if the key has none. */
+        default void located(long hash, long location) {
+        }
     }
 
-    private record Slot(long offset, int length) {
+    private record Slot(long offset, int length, int stamp) {
+        long location() {
+            return OneSidedGet.location(offset, length);
+        }
     }
 
     /** An entry's verdict: its value decoded, or absent (expired), or not this key (a tag collision). */
     private record Verdict<T>(T value, boolean matched) {
     }
 
+    /** A hinted entry as read: whether it is intact and the key's, its stamp, and what it says. */
+    private record Guess<T>(boolean usable, int stamp, Verdict<T> verdict) {
+        static final Guess<?> UNUSABLE = new Guess<>(false, 0, null);
+    }
+
     private OneSidedGet() {
+    }
+
+    /** A location as a hint: entry offset (below 2^31) and length, packed; never 0. */
+    public static long location(long offset, int length) {
+        return offset << 32 | (length & 0xffffffffL);
     }
 
     /**
      * The value of {@code key} decoded by {@code decode} (given a view valid only during the call), or empty when the
      * table has no live entry for it; {@link TornReadException} when {@code maxRetries} retries all saw changes.
+     *
+     * @param hint where the key's entry was found last ({@link #location}), or 0
      */
-    public static <T> Mono<T> lookup(Reader reader, TableLayout layout, ByteBuf key, LongSupplier clock,
+    public static <T> Mono<T> lookup(Reader reader, TableLayout layout, ByteBuf key, long hint, LongSupplier clock,
                                      Function<ByteBuf, T> decode, int maxRetries, Listener listener) {
         long hash = KeyHash.of(key);
         int bucketOffset = layout.bucketOffset(KeyHash.bucket(hash, layout.bucketCount()));
         int tag = KeyHash.tag(hash);
+        long hintOffset = hint >>> 32;
+        int hintLength = (int) hint;
+        boolean hinted = hint != 0 && layout.inLog(hintOffset, hintLength);
         // Assembled anew for every attempt: a retry must issue new Reads, not resubscribe to the old ones.
-        return Mono.defer(() -> reader.read(bucketOffset, BUCKET_SIZE)
-                .map(bucket -> candidates(bucket, layout, tag))
-                .flatMapMany(Flux::fromIterable)
-                .concatMap(slot -> reader.read(slot.offset, slot.length)
-                        .map(entry -> verdict(entry, slot.length, hash, key, clock, decode)))
-                .filter(Verdict::matched)
-                .next()
-                .flatMap(v -> Mono.justOrEmpty(v.value)))
-                .retryWhen(Retry.max(maxRetries)
-                        .filter(TornReadException.class::isInstance)
-                        .doBeforeRetry(signal -> listener.retried())
-                        .onRetryExhaustedThrow((spec, signal) -> signal.failure()));
+        return Mono.defer(() -> {
+            Mono<List<Slot>> bucket = reader.read(bucketOffset, BUCKET_SIZE).map(b -> candidates(b, layout, tag));
+            if (!hinted) {
+                return bucket.flatMap(slots -> entry(reader, slots, 0, hash, key, clock, decode, listener));
+            }
+            // Both Reads outstanding at once. The server may read their memory in either order (RFC 5040 §5.5,
+            // rule 20), so order proves nothing; the stamp does: each write has its own, so an intact entry with
+            // the stamp of the slot the bucket holds is exactly the entry that slot pointed to, current when the
+            // bucket was read, whenever the entry itself was read.
+            Mono<Guess<T>> guess = reader.read(hintOffset, hintLength)
+                    .map(e -> guess(e, hintLength, hash, key, clock, decode))
+                    // a hint outside a region smaller than it was (a new owner): no guess, the bucket decides
+                    .onErrorResume(IllegalArgumentException.class, e -> Mono.just(unusable()));
+            return Mono.zip(bucket, guess).flatMap(both -> {
+                List<Slot> slots = both.getT1();
+                Guess<T> g = both.getT2();
+                for (Slot slot : slots) {
+                    if (g.usable && slot.offset == hintOffset && slot.length == hintLength && slot.stamp == g.stamp) {
+                        return Mono.justOrEmpty(g.verdict.value);
+                    }
+                }
+                return entry(reader, slots, 0, hash, key, clock, decode, listener);
+            });
+        }).retryWhen(Retry.max(maxRetries)
+                .filter(TornReadException.class::isInstance)
+                .doBeforeRetry(signal -> listener.retried())
+                .onRetryExhaustedThrow((spec, signal) -> signal.failure()));
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T> Guess<T> unusable() {
+        return (Guess<T>) Guess.UNUSABLE;
+    }
+
+    /** Reads the slots' entries in turn until one holds the key (Mono only: one slot matches nearly always). */
+    private static <T> Mono<T> entry(Reader reader, List<Slot> slots, int i, long hash, ByteBuf key,
+                                     LongSupplier clock, Function<ByteBuf, T> decode, Listener listener) {
+        if (i == slots.size()) {
+            listener.located(hash, 0);
+            return Mono.empty();
+        }
+        Slot slot = slots.get(i);
+        return reader.read(slot.offset, slot.length)
+                .map(entry -> verdict(entry, slot, hash, key, clock, decode))
+                .flatMap(v -> {
+                    if (v.matched) {
+                        listener.located(hash, slot.location());
+                        return Mono.justOrEmpty(v.value);
+                    }
+                    return entry(reader, slots, i + 1, hash, key, clock, decode, listener);
+                });
     }
 
     private static List<Slot> candidates(ByteBuf bucket, TableLayout layout, int tag) {
@@ -82,19 +146,35 @@ public final class OneSidedGet {
                     // The checksum matched a slot outside the log: a format change (clear) raced the read.
                     throw new TornReadException("bucket slot");
                 }
-                slots.add(new Slot(offset, length));
+                slots.add(new Slot(offset, length, Buckets.stamp(bucket, base, s)));
             }
         }
         return slots;
     }
 
-    private static <T> Verdict<T> verdict(ByteBuf entry, int length, long hash, ByteBuf key, LongSupplier clock,
+    private static <T> Verdict<T> verdict(ByteBuf entry, Slot slot, long hash, ByteBuf key, LongSupplier clock,
                                           Function<ByteBuf, T> decode) {
         int at = entry.readerIndex();
-        if (entry.readableBytes() != length) {
+        if (entry.readableBytes() != slot.length) {
             throw new TornReadException("entry (short read)");
         }
-        Entries.verify(entry, at, length, hash);
+        Entries.verify(entry, at, slot.length, hash, slot.stamp);
+        return decide(entry, at, key, clock, decode);
+    }
+
+    /** The hinted entry, judged without throwing: whatever is wrong with it, the bucket's path reads the right one. */
+    private static <T> Guess<T> guess(ByteBuf entry, int length, long hash, ByteBuf key, LongSupplier clock,
+                                      Function<ByteBuf, T> decode) {
+        int at = entry.readerIndex();
+        if (entry.readableBytes() != length || !Entries.intact(entry, at, length) || Entries.hash(entry, at) != hash
+                || !Entries.keyEquals(entry, at, key)) {
+            return unusable();
+        }
+        return new Guess<>(true, Entries.stamp(entry, at), decide(entry, at, key, clock, decode));
+    }
+
+    private static <T> Verdict<T> decide(ByteBuf entry, int at, ByteBuf key, LongSupplier clock,
+                                         Function<ByteBuf, T> decode) {
         if (!Entries.keyEquals(entry, at, key)) {
             return new Verdict<>(null, false);
         }

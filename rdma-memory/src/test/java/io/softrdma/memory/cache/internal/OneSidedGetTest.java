@@ -52,7 +52,7 @@ class OneSidedGetTest {
 
     private Mono<String> get(OneSidedGet.Reader reader, String key, int maxRetries) {
         ByteBuf k = bytes(key);
-        return OneSidedGet.lookup(reader, table.layout(), k, now::get, v -> v.toString(StandardCharsets.UTF_8),
+        return OneSidedGet.lookup(reader, table.layout(), k, 0, now::get, v -> v.toString(StandardCharsets.UTF_8),
                 maxRetries, listener).doFinally(s -> k.release());
     }
 
@@ -116,7 +116,7 @@ class OneSidedGetTest {
                 ByteBuf other = bytes("q");
                 ByteBuf value = bytes("old"); // same length: only the hash and key tell
                 int at = (int) offset;
-                Entries.write(region, at, KeyHash.of(other), 0, other, value);
+                Entries.write(region, at, 77, KeyHash.of(other), 0, other, value);
                 other.release();
                 value.release();
                 ByteBuf read = region.copy(at, length);
@@ -127,6 +127,96 @@ class OneSidedGetTest {
         };
         StepVerifier.create(get(stale, "k", 3)).expectNext("new").verifyComplete();
         assertThat(retries).hasValue(1);
+    }
+
+    @Test
+    void anotherKeyWithTheSameHashIsSkippedByItsKey() {
+        // Slot 0 of k's bucket: an entry of another key that hashes (and so tags) exactly as k does; k goes to slot 1.
+        ByteBuf k = bytes("k");
+        ByteBuf other = bytes("not k");
+        ByteBuf value = bytes("other's");
+        long hash = KeyHash.of(k);
+        TableLayout layout = table.layout();
+        int base = layout.bucketOffset(KeyHash.bucket(hash, layout.bucketCount()));
+        int at = layout.logOffset() + layout.logLength() - 1024; // where the log's head will not reach here
+        int length = Entries.write(region, at, 77, hash, 0, other, value);
+        Buckets.setSlot(region, base, 0, KeyHash.tag(hash), length, 77, at);
+        Buckets.seal(region, base);
+        k.release();
+        other.release();
+        value.release();
+        put("k", "mine", 0);
+        assertThat(Buckets.entryOffset(region, base, 1)).as("k's own slot").isNotEqualTo(at);
+
+        StepVerifier.create(get(this::copy, "k", 3)).expectNext("mine").verifyComplete();
+        StepVerifier.create(get(this::copy, "not k", 3)).verifyComplete(); // its hash leads elsewhere
+        assertThat(retries).hasValue(0);
+    }
+
+    /** Where the last lookups found the key, as the client's hints remember it. */
+    private final AtomicLong located = new AtomicLong();
+    private final OneSidedGet.Listener remembering = new OneSidedGet.Listener() {
+        @Override
+        public void retried() {
+            retries.incrementAndGet();
+        }
+
+        @Override
+        public void located(long hash, long location) {
+            located.set(location);
+        }
+    };
+
+    private final AtomicInteger inFlight = new AtomicInteger();
+    private final AtomicInteger mostInFlight = new AtomicInteger();
+    private final AtomicInteger readsIssued = new AtomicInteger();
+
+    /** Copies, each issued at once and answered 20 ms later, counting how many are outstanding together. */
+    private Mono<ByteBuf> slowCopy(long offset, int length) {
+        return Mono.defer(() -> {
+            readsIssued.incrementAndGet();
+            mostInFlight.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
+            // answered when its data arrives, before the reader acts on it (and perhaps issues the next Read)
+            return Mono.delay(Duration.ofMillis(20)).then(copy(offset, length))
+                    .doOnNext(b -> inFlight.decrementAndGet());
+        });
+    }
+
+    private Mono<String> hinted(String key, long hint) {
+        ByteBuf k = bytes(key);
+        return OneSidedGet.lookup(this::slowCopy, table.layout(), k, hint, now::get,
+                v -> v.toString(StandardCharsets.UTF_8), 3, remembering).doFinally(s -> k.release());
+    }
+
+    @Test
+    void aHintReadsBucketAndEntryTogetherAndCountsOnlyIfTheBucketAgrees() {
+        put("k", "v1", 0);
+        StepVerifier.create(hinted("k", 0)).expectNext("v1").verifyComplete();
+        assertThat(mostInFlight).as("without a hint: bucket, then entry").hasValue(1);
+        long hint = located.get();
+        assertThat(hint).isNotZero();
+
+        StepVerifier.create(hinted("k", hint)).expectNext("v1").verifyComplete();
+        assertThat(mostInFlight).as("with a hint: both at once").hasValue(2);
+        assertThat(readsIssued).hasValue(4);
+
+        put("k", "v2", 0); // the entry moves: the stale hint's Read is wasted, the bucket's path reads the new one
+        StepVerifier.create(hinted("k", hint)).expectNext("v2").verifyComplete();
+        assertThat(readsIssued).hasValue(7);
+        assertThat(located.get()).isNotEqualTo(hint);
+
+        ByteBuf deleted = bytes("k");
+        table.delete(deleted);
+        deleted.release();
+        // The old entry is still whole in the log, but no slot points to it any more: absent.
+        StepVerifier.create(hinted("k", located.get())).verifyComplete();
+        assertThat(located.get()).isZero();
+
+        put("other", "x", 0);
+        StepVerifier.create(hinted("other", hint)).expectNext("x").verifyComplete(); // another key's hint
+        StepVerifier.create(hinted("other", OneSidedGet.location(Integer.MAX_VALUE - 64, 64))).expectNext("x")
+                .verifyComplete(); // a hint outside the region
+        assertThat(retries).hasValue(0);
     }
 
     @Test
@@ -165,15 +255,30 @@ class OneSidedGetTest {
         }, "owner");
         writer.start();
         int reads = 0;
+        long[] hints = new long[keys];
         long deadline = System.nanoTime() + Duration.ofSeconds(2).toNanos();
         try {
-            while (System.nanoTime() < deadline || reads < 5_000) {
+            while (System.nanoTime() < deadline || reads < 2_000) {
                 int k = reads % keys;
                 ByteBuf key = bytes("key" + k);
                 // As RdmaCache does: a few retries, then the owner (a writer preempted between a slot and its
                 // checksum leaves the bucket torn for a whole time slice).
-                Long counter = OneSidedGet.lookup(this::copyRacing, table.layout(), key, now::get,
-                                OneSidedGetTest::wholeCounter, 8, listener)
+                // Every other read uses the location the previous read of that key found, as the client's hints do.
+                long hint = reads % 2 == 1 ? hints[k] : 0;
+                int slot = k;
+                OneSidedGet.Listener remember = new OneSidedGet.Listener() {
+                    @Override
+                    public void retried() {
+                        retries.incrementAndGet();
+                    }
+
+                    @Override
+                    public void located(long hash, long location) {
+                        hints[slot] = location;
+                    }
+                };
+                Long counter = OneSidedGet.lookup(this::copyRacing, table.layout(), key, hint, now::get,
+                                OneSidedGetTest::wholeCounter, 8, remember)
                         .onErrorResume(TornReadException.class, e -> Mono.fromSupplier(() -> ownerGet(key)))
                         .block();
                 key.release();
