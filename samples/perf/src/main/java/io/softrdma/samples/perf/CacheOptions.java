@@ -63,7 +63,7 @@ record CacheOptions(List<Integer> sizes, List<Integer> outstanding, Duration dur
 
     @Command(name = "perf --test cache", customSynopsis = "java -jar perf.jar --test cache [options]",
             description = {
-                "  Measures SoftRDMA's RdmaCache (GET: one-sided RDMA Reads of the bucket and the entry, checked;",
+                "  Measures SoftRDMA's RdmaCache (GET: one-sided RDMA Reads of the table's bucket and entry, checked;",
                 "  SET: a request to the owner) against Redis (Debian's redis-server, started here on 127.0.0.1,",
                 "  through Lettuce's reactive API), in the same run: operations per second, p50 and p99 latency",
                 "  and CPU, at each value size with 1 and with 64 operations outstanding. Rows cache-get,",
