@@ -74,8 +74,8 @@ record CacheResult(String test, int size, int outstanding, long operations, doub
                     percent(r.clientCpu) + "/" + percent(r.serverCpu), ops, p50);
         }
         out.println();
-        out.println("cache-*: RdmaCache, GET as one-sided RDMA Reads (bucket and entry, checked; at once for a key whose"
-                + " place the client knows), SET a request to the owner;");
+        out.println("cache-*: RdmaCache, GET as one-sided RDMA Reads (bucket and entry, checked; at once for a key"
+                + " whose place the client knows), SET a request to the owner;");
         out.println("  server CPU: the owner's event loop. redis-*: redis-server (no persistence) through one Lettuce"
                 + " connection;");
         out.println("  server CPU: the redis-server process. p50/p99 at the load of the row (out: operations in"

@@ -23,8 +23,8 @@ import reactor.netty.resources.LoopResources;
  * RdmaCache as the cache benchmark measures it: a memory server owning one cache ({@link CacheOwner}) on its own
  * event loop, and one {@link RemoteMemory} client with an {@link RdmaCache} of byte arrays on another, both in this
  * process on 127.0.0.1. GET is one-sided (RDMA Reads of bucket and entry, checked; both at once for a key the client
- * has found before, RdmaCache's location hints); SET is a request the owner handles on its event loop. Values are copied into byte arrays on both sides, as Lettuce's byte-array codec does for
- * Redis.
+ * has found before, RdmaCache's location hints); SET is a request the owner handles on its event loop. Values are
+ * copied into byte arrays on both sides, as Lettuce's byte-array codec does for Redis.
  *
  * <p>Thread safety: as {@link CacheTarget}.
  */
