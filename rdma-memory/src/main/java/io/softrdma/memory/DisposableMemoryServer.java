@@ -52,6 +52,11 @@ public final class DisposableMemoryServer implements Disposable {
         return directory.leaseCount();
     }
 
+    /** Leases lent, renewed and ended since the server started, and live now. */
+    public LeaseStatistics leaseStatistics() {
+        return directory.statistics();
+    }
+
     /** Sessions open now. */
     public int sessionCount() {
         return server.sessionCount();

@@ -119,7 +119,7 @@ public final class MemoryServer {
      */
     public MemoryServer service(String name, MemoryService handler) {
         Objects.requireNonNull(handler, "handler");
-        new RegionSpec(Objects.requireNonNull(name, "name"), 8, java.util.Set.of(RegionAccess.READ)); // name rules
+        RegionSpec.checkName("service", name);
         if (services.containsKey(name)) {
             throw new IllegalArgumentException("service '" + name + "' is declared twice");
         }

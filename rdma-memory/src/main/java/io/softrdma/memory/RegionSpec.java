@@ -24,12 +24,8 @@ public record RegionSpec(String name, long size, Set<RegionAccess> access) {
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1,128}");
 
     public RegionSpec {
-        Objects.requireNonNull(name, "name");
         Objects.requireNonNull(access, "access");
-        if (!NAME.matcher(name).matches()) {
-            throw new IllegalArgumentException("region name '" + name + "' must be 1 to 128 letters, digits, '.', '_'"
-                    + " or '-'");
-        }
+        checkName("region", name);
         checkSize(name, size);
         if (access.isEmpty()) {
             throw new IllegalArgumentException("region '" + name + "' has no access: give read, write and/or atomic");
@@ -45,6 +41,15 @@ public record RegionSpec(String name, long size, Set<RegionAccess> access) {
     /** This region with another size (what {@link ServerRegion#resize(long)} does). */
     public RegionSpec withSize(long newSize) {
         return new RegionSpec(name, newSize, access);
+    }
+
+    /** Names of regions and services travel in directory messages and property names: keep them plain. */
+    static void checkName(String what, String name) {
+        Objects.requireNonNull(name, "name");
+        if (!NAME.matcher(name).matches()) {
+            throw new IllegalArgumentException(what + " name '" + name + "' must be 1 to 128 letters, digits, '.',"
+                    + " '_' or '-'");
+        }
     }
 
     static void checkSize(String name, long size) {

@@ -85,7 +85,10 @@ public final class RemoteMemory implements Disposable {
         return client.request(service, shardKey, payload);
     }
 
-    /** The server {@code shardKey} goes to now: a {@code byte[]} by its octets, anything else by its toString. */
+    /**
+     * The server {@code shardKey} goes to now: a {@code byte[]} by its octets, anything else by its toString. With a
+     * refreshing source this waits for its first answer if there is none yet, so call it off the event loops.
+     */
     public InetSocketAddress serverFor(Object shardKey) {
         Objects.requireNonNull(shardKey, "shardKey");
         return client.serverFor(shardKey);

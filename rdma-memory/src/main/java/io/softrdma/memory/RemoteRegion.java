@@ -52,6 +52,14 @@ public final class RemoteRegion {
         return region.server();
     }
 
+    /**
+     * Gives the current lease back: the server invalidates its STag and deregisters the memory now instead of when
+     * the lease expires. The handle stays usable: its next operation resolves the region again.
+     */
+    public Mono<Void> release() {
+        return region.release();
+    }
+
     // ---- octets ----
 
     /** RDMA-Reads {@code length} octets from {@code offset}. */

@@ -107,7 +107,9 @@ public final class ServerRegion {
     /**
      * Writes the readable octets of {@code payload} as the record at {@code offset}, under the record's lock
      * (so remote writers and this one take turns, and readers never accept a half-written record). Releases
-     * {@code payload}.
+     * {@code payload}. While a remote writer holds the record this waits — spinning briefly, then parking up to a
+     * millisecond at a time — so do not call it on an event loop (a {@link MemoryService} handler): hand it to
+     * another thread.
      *
      * @throws IllegalArgumentException if {@code offset} is not a multiple of 8 or the record does not fit
      * @throws TornRecordException if another writer held the record for the whole of the attempts
@@ -119,6 +121,7 @@ public final class ServerRegion {
 
     /**
      * Reads the record at {@code offset}: a copy of its payload that the caller owns (release it), never a torn one.
+     * Waits as {@link #writeRecord} does while a writer holds it.
      *
      * @throws TornRecordException if the record stayed inconsistent for every attempt
      */

@@ -78,6 +78,23 @@ class DirectoryReconnectionTest {
     }
 
     @Test
+    void aRefreshingSourceMovesRegionsToTheServersItNamesNow() {
+        server = bind(0, 1);
+        second = bind(0, 2);
+        java.util.concurrent.atomic.AtomicReference<List<InetSocketAddress>> current = new java.util.concurrent
+                .atomic.AtomicReference<>(List.of(new InetSocketAddress("127.0.0.1", server.port())));
+        client = RemoteMemory.builder().credential("app").servers(current::get, Duration.ofMillis(50))
+                .reconnect(3, Duration.ofMillis(20), Duration.ofMillis(100)).build();
+        assertThat(client.region("r").flatMap(r -> r.getLong(0)).block(TIMEOUT)).isEqualTo(1);
+
+        // The headless Service's pod changed: the next resolution goes to the server the source names now.
+        current.set(List.of(new InetSocketAddress("127.0.0.1", second.port())));
+        org.awaitility.Awaitility.await().atMost(TIMEOUT).until(() -> client.servers().equals(current.get()));
+        assertThat(client.region("r").flatMap(r -> r.getLong(0)).block(TIMEOUT)).isEqualTo(2);
+        org.awaitility.Awaitility.await().atMost(TIMEOUT).until(() -> server.sessionCount() == 0);
+    }
+
+    @Test
     void aServerThatNeverComesBackIsReportedAfterTheAttempts() {
         server = bind(0, 1);
         int port = server.port();

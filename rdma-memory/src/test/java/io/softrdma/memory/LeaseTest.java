@@ -80,12 +80,34 @@ class LeaseTest {
         assertThat(reads).isGreaterThan(10);
         assertThat(fixture.server.leaseCount()).isEqualTo(1);
         assertThat(fixture.server.sessionCount()).isEqualTo(sessionsBefore);
+        LeaseStatistics used = fixture.server.leaseStatistics();
+        assertThat(used.lent()).as("one lease, kept alive by renewals").isEqualTo(1);
+        assertThat(used.renewed()).isGreaterThanOrEqualTo(4);
+        assertThat(used.expired()).isZero();
 
         await().atMost(TIMEOUT).until(() -> fixture.server.leaseCount() == 0);
+        assertThat(fixture.server.leaseStatistics().expired()).isEqualTo(1);
         // Not renewed by an idle client, so expired; the next use resolves before it would use the stale STag.
         assertThat(region.getLong(0).block(TIMEOUT)).isZero();
         assertThat(fixture.server.sessionCount()).as("no Terminate: the client knew its lease was over")
                 .isEqualTo(sessionsBefore);
+        assertThat(fixture.server.leaseStatistics().lent()).isEqualTo(2);
+    }
+
+    @Test
+    void aLongFluxOfReadsKeepsItsLeaseAlive() {
+        Duration lease = Duration.ofMillis(400);
+        fixture = new Fixture(server(lease), c -> c.credential("app"));
+        RemoteRegion region = fixture.region("r");
+        // One Flux, one lease taken at its start, running for five lease durations.
+        Long reads = region.read(Flux.interval(Duration.ofMillis(40)).onBackpressureDrop()
+                        .take(lease.multipliedBy(5)).map(i -> new RegionSlice(8 * (i % 100), 8)))
+                .count().block(TIMEOUT);
+        assertThat(reads).isGreaterThan(10);
+        LeaseStatistics stats = fixture.server.leaseStatistics();
+        assertThat(stats.lent()).isEqualTo(1);
+        assertThat(stats.expired()).isZero();
+        assertThat(stats.renewed()).isGreaterThanOrEqualTo(4);
     }
 
     @Test
@@ -116,6 +138,7 @@ class LeaseTest {
 
         assertThat(region.getLong(8 * 1000).block(TIMEOUT)).as("resolved again").isEqualTo(8000);
         assertThat(owned.leaseCount()).as("the revoked lease is not among them").isEqualTo(1);
+        assertThat(fixture.server.leaseStatistics().revoked()).isEqualTo(1);
     }
 
     /** Every word of a slice holds its own offset: a read is either whole and right, or an error. */
@@ -125,6 +148,19 @@ class LeaseTest {
             assertThat(b.getLong(b.readerIndex() + i)).isEqualTo(first + i);
         }
         good.incrementAndGet();
+    }
+
+    @Test
+    void aReleasedLeaseEndsAtOnceAndTheHandleResolvesAgain() {
+        fixture = new Fixture(server(Duration.ofSeconds(30)), c -> c.credential("app"));
+        fixture.server.region("r").putLong(0, 11);
+        RemoteRegion region = fixture.region("r");
+        assertThat(fixture.server.leaseCount()).isEqualTo(1);
+        region.release().block(TIMEOUT);
+        assertThat(fixture.server.leaseCount()).isZero();
+        assertThat(fixture.server.leaseStatistics().released()).isEqualTo(1);
+        assertThat(region.getLong(0).block(TIMEOUT)).isEqualTo(11);
+        assertThat(fixture.server.leaseStatistics().lent()).isEqualTo(2);
     }
 
     @Test

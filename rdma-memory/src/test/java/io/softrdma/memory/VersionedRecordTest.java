@@ -108,6 +108,25 @@ class VersionedRecordTest {
     }
 
     @Test
+    void aWriterThatIsCancelledStillGivesTheLockBack() {
+        start(20);
+        ServerRegion owned = fixture.server.region("records");
+        owned.writeRecord(0, payload(1));
+        RemoteRegion region = fixture.region("records");
+        // Cancelled at once: the protocol (lock, write, unlock) still runs to its end, else the record stays locked.
+        region.writeRecord(0, payload(2)).subscribe().dispose();
+        org.awaitility.Awaitility.await().atMost(Fixture.TIMEOUT).until(() -> {
+            ByteBuf b = owned.readRecord(0);
+            try {
+                return stamp(b) == 2;
+            } finally {
+                b.release();
+            }
+        });
+        assertThat(owned.getLong(0) & 1).as("unlocked").isZero();
+    }
+
+    @Test
     void theCheckRefusesEveryKindOfTornCopy() {
         ByteBuf whole = record(2, payload(5));
         ByteBuf other = record(4, payload(6));

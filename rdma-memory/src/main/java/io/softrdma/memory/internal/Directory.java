@@ -34,6 +34,11 @@ public final class Directory {
     private final Map<String, RegionState> regions = new ConcurrentHashMap<>();
     private final Set<SessionDirectory> sessions = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
+    private final java.util.concurrent.atomic.LongAdder lent = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder renewed = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder expired = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder revoked = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder released = new java.util.concurrent.atomic.LongAdder();
     /**
      * Why recent leases ended, by id, for clients that resolve again after losing their connection: the most
      * recent {@link #REMEMBERED}, oldest forgotten first (a session ending remembers nothing: its client cannot ask).
@@ -121,7 +126,26 @@ public final class Directory {
         return timer.schedule(() -> l.end(LeaseEnd.EXPIRED), lease.toMillis(), TimeUnit.MILLISECONDS);
     }
 
+    void lent() {
+        lent.increment();
+    }
+
+    void renewed() {
+        renewed.increment();
+    }
+
+    /** The directory's counters now. */
+    public io.softrdma.memory.LeaseStatistics statistics() {
+        return new io.softrdma.memory.LeaseStatistics(lent.sum(), renewed.sum(), expired.sum(), revoked.sum(),
+                released.sum(), leaseCount());
+    }
+
     void remember(long id, LeaseEnd why) {
+        switch (why) {
+            case EXPIRED -> expired.increment();
+            case REVOKED, RESIZED, DROPPED -> revoked.increment();
+            default -> released.increment();
+        }
         if (why != LeaseEnd.SESSION_ENDED) {
             synchronized (ended) {
                 ended.put(id, why);

@@ -71,6 +71,19 @@ final class DirectoryClient {
                 });
     }
 
+    /** Releases a lease; completes once the server has ended it. */
+    static Mono<Void> release(RdmaSession session, String name, long id) {
+        return session.request(Wire.release(ByteBufAllocator.DEFAULT, id))
+                .onErrorMap(e -> lost(name, e))
+                .handle((response, sink) -> {
+                    RuntimeException failure = failure(name, response);
+                    if (failure != null) {
+                        sink.error(failure);
+                    }
+                })
+                .then();
+    }
+
     /**
      * Calls a service; {@code payload} is released once sent. Emits the response body, the library's (released
      * after onNext).

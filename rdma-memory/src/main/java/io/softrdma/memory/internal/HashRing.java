@@ -43,9 +43,18 @@ public final class HashRing {
         return (at != null ? at : ring.firstEntry()).getValue();
     }
 
-    /** {@code host:port}, the host as given (not resolved). */
+    /** {@code host:port}: see {@link #host}. */
     public static String name(InetSocketAddress server) {
-        return server.getHostString() + ":" + server.getPort();
+        return host(server) + ":" + server.getPort();
+    }
+
+    /**
+     * The host to name and connect to: as given if unresolved, else the IP address. Not the host name of a resolved
+     * address: every address a headless Service's name resolves to carries that same name, and the pods would
+     * collapse into one server (and a connection to the name would reach any of them).
+     */
+    public static String host(InetSocketAddress server) {
+        return server.isUnresolved() ? server.getHostString() : server.getAddress().getHostAddress();
     }
 
     /** FNV-1a over the octets, then MurmurHash3's 64-bit finalizer to spread FNV's weak high bits. */

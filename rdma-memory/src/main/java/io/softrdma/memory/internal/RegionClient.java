@@ -31,9 +31,6 @@ import reactor.util.retry.Retry;
  * request.
  */
 public final class RegionClient {
-    /** Record attempts made at once before backing off: a writer holds a record for about one round trip. */
-    private static final int EAGER_ATTEMPTS = 16;
-
     private final String name;
     private final ServerLink link;
     private final ClientSettings settings;
@@ -41,11 +38,13 @@ public final class RegionClient {
     private Mono<ClientLease> resolving;
     private volatile long size = -1;
     private volatile Set<RegionAccess> rights = Set.of();
+    private final RecordClient records;
 
     RegionClient(String name, ServerLink link, ClientSettings settings) {
         this.name = name;
         this.link = link;
         this.settings = settings;
+        this.records = new RecordClient(this, settings.recordAttempts());
     }
 
     public String name() {
@@ -90,22 +89,22 @@ public final class RegionClient {
             if (resolving != null) {
                 return resolving;
             }
-            @SuppressWarnings("unchecked")
-            Mono<ClientLease>[] self = new Mono[1];
-            self[0] = link.session()
+            java.util.concurrent.atomic.AtomicReference<Mono<ClientLease>> self = new java.util.concurrent.atomic
+                    .AtomicReference<>();
+            self.set(link.session()
                     .flatMap(s -> DirectoryClient.resolve(s, name, settings.clock(), null))
                     .map(DirectoryClient.Resolved::lease)
                     .doOnNext(this::install)
                     .doFinally(signal -> {
                         synchronized (this) {
-                            if (resolving == self[0]) {
+                            if (resolving == self.get()) {
                                 resolving = null;
                             }
                         }
                     })
-                    .cache();
-            resolving = self[0];
-            return self[0];
+                    .cache());
+            resolving = self.get();
+            return resolving;
         }
     }
 
@@ -113,6 +112,14 @@ public final class RegionClient {
         lease = l;
         size = l.remote().length();
         rights = l.rights();
+    }
+
+    /** Renews the current lease if it is still {@code l}'s and half of it has passed. */
+    private void renewIfDue(ClientLease l) {
+        ClientLease current = lease;
+        if (current != null && current.id() == l.id() && settings.clock().millis() >= current.renewAt()) {
+            renew(current);
+        }
     }
 
     /** Renews {@code l} in the background, once at a time; a refusal drops it, so the next use resolves. */
@@ -150,7 +157,8 @@ public final class RegionClient {
      * {@link RemoteMemoryException}). Either way the lease is dropped and, if the server is reachable, replaced.
      */
     private Mono<Throwable> classify(ClientLease l, Throwable e) {
-        if (e instanceof IllegalArgumentException || e instanceof RemoteMemoryException || e instanceof TornAttempt) {
+        if (e instanceof IllegalArgumentException || e instanceof RemoteMemoryException
+                || e instanceof RecordClient.TornAttempt) {
             return Mono.just(e);
         }
         forget(l);
@@ -212,7 +220,7 @@ public final class RegionClient {
     }
 
     /** When an operation may run once more, on a new lease, after its session ended under it. */
-    private enum Repeat {
+    enum Repeat {
         /** It handed a buffer over (a Write): the buffer is gone, so the error goes to the caller. */
         NEVER,
         /**
@@ -225,7 +233,7 @@ public final class RegionClient {
     }
 
     /** Runs {@code body} on the current lease once the right and bounds are checked, translating its errors. */
-    private <T> Mono<T> op(RegionAccess right, long offset, long length, Function<ClientLease, Mono<T>> body,
+    <T> Mono<T> op(RegionAccess right, long offset, long length, Function<ClientLease, Mono<T>> body,
             Repeat repeat) {
         if (offset < 0 || length < 0) {
             return Mono.error(new IllegalArgumentException("offset " + offset + " and length " + length
@@ -264,6 +272,18 @@ public final class RegionClient {
         }
     }
 
+    /** Releases the current lease, if any: the server deregisters it now rather than at expiry. */
+    public Mono<Void> release() {
+        return Mono.defer(() -> {
+            ClientLease l = lease;
+            if (l == null || l.session().isDisposed()) {
+                return Mono.empty();
+            }
+            forget(l);
+            return DirectoryClient.release(l.session(), name, l.id());
+        });
+    }
+
     // ---- octets and words ----
 
     public Mono<ByteBuf> read(long offset, int length) {
@@ -277,6 +297,7 @@ public final class RegionClient {
                 return Flux.error(denied(l, RegionAccess.READ));
             }
             Flux<io.softrdma.verbs.RemoteMemory> remotes = Flux.from(slices).map(s -> {
+                renewIfDue(l); // a long Flux of reads is "in use" for as long as it runs
                 if (s.offset() + s.length() > l.remote().length()) {
                     throw new IllegalArgumentException("slice [" + s.offset() + ", " + (s.offset() + s.length())
                             + ") is outside region '" + name + "' of " + l.remote().length() + " octets");
@@ -324,124 +345,27 @@ public final class RegionClient {
         });
     }
 
-    // ---- versioned records ----
+    // ---- versioned records: RecordClient, over the operations above ----
 
-    /** One attempt found the record torn or locked: retried, never surfaced. */
-    static final class TornAttempt extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-
-        TornAttempt() {
-            super("torn", null, false, false);
-        }
-    }
-
-    private static final TornAttempt TORN = new TornAttempt();
-    /** Torn or locked record attempts seen by every client in this JVM, retried (for tests and metrics). */
-    private static final java.util.concurrent.atomic.LongAdder TORN_ATTEMPTS = new java.util.concurrent.atomic
-            .LongAdder();
-
-    /** How many record reads and lock attempts found a record torn or locked, and were retried, so far. */
+    /** How many record reads and lock attempts found a record torn or locked, and were retried, in this JVM. */
     public static long tornAttempts() {
-        return TORN_ATTEMPTS.sum();
-    }
-
-    /** Retries torn attempts: {@link #EAGER_ATTEMPTS} at once, then backing off from 10 µs to 1 ms. */
-    private Retry tornRetries(long offset) {
-        int attempts = settings.recordAttempts();
-        return Retry.from(signals -> signals.concatMap(signal -> {
-            if (!(signal.failure() instanceof TornAttempt)) {
-                return Mono.error(signal.failure());
-            }
-            TORN_ATTEMPTS.increment();
-            long done = signal.totalRetries() + 1;
-            if (done >= attempts) {
-                return Mono.error(new TornRecordException(name, "the record at " + offset + " of region '" + name
-                        + "' was locked by a writer or inconsistent for " + attempts + " attempts"));
-            }
-            if (done < EAGER_ATTEMPTS) {
-                return Mono.just(done);
-            }
-            long micros = Math.min(1000, 10L << Math.min(10, done - EAGER_ATTEMPTS));
-            return Mono.delay(Duration.ofNanos(micros * 1000)).thenReturn(done);
-        }));
+        return RecordClient.tornAttempts();
     }
 
     public Mono<ByteBuf> readRecord(long offset, int capacity) {
-        return Mono.defer(() -> {
-            Records.checkPlace(name, offset, 0, Long.MAX_VALUE);
-            Mono<ByteBuf> attempt = capacity >= 0 ? readRecordOnce(offset, capacity) : readRecordTwice(offset);
-            return attempt.retryWhen(tornRetries(offset));
-        });
-    }
-
-    /** One Read of header and up to {@code capacity} octets (cut at the region's end), checked. */
-    private Mono<ByteBuf> readRecordOnce(long offset, int capacity) {
-        return op(RegionAccess.READ, offset, RecordLayout.HEADER, l -> {
-            long length = Math.min(RecordLayout.HEADER + (long) capacity, l.remote().length() - offset);
-            return l.session().read(l.remote().slice(offset, length)).handle(this::checked);
-        }, Repeat.IF_LOST);
-    }
-
-    /** The header first, to learn the length, then header and payload in one Read, checked. */
-    private Mono<ByteBuf> readRecordTwice(long offset) {
-        return op(RegionAccess.READ, offset, RecordLayout.HEADER, l -> l.session()
-                .read(l.remote().slice(offset, RecordLayout.HEADER))
-                .handle((header, sink) -> {
-                    long version = header.getLong(header.readerIndex() + RecordLayout.VERSION);
-                    int length = header.getInt(header.readerIndex() + RecordLayout.LENGTH);
-                    if ((version & 1) != 0 || length < 0
-                            || offset + RecordLayout.HEADER + (long) length > l.remote().length()) {
-                        sink.error(TORN);
-                    } else {
-                        sink.next(length);
-                    }
-                })
-                .flatMap(length -> l.session().read(l.remote().slice(offset, RecordLayout.HEADER + (int) length))
-                        .handle(this::checked)), Repeat.IF_LOST);
-    }
-
-    /** Emits the payload of a consistent record (a slice of the library's buffer), or fails the attempt. */
-    private void checked(ByteBuf record, reactor.core.publisher.SynchronousSink<ByteBuf> sink) {
-        int length = Records.verify(record);
-        if (length < 0) {
-            sink.error(TORN);
-        } else {
-            sink.next(record.slice(record.readerIndex() + RecordLayout.HEADER, length));
-        }
+        return records.read(offset, capacity);
     }
 
     public Mono<Void> writeRecord(long offset, ByteBuf payload) {
-        int length = payload.readableBytes();
-        return Mono.defer(() -> {
-            Records.checkPlace(name, offset, length, Long.MAX_VALUE);
-            // Take the lock: an even version made odd by Compare-and-Swap (retried while another writer holds it).
-            Mono<Long> lock = getLong(offset)
-                    .flatMap(version -> (version & 1) != 0 ? Mono.error(TORN)
-                            : compareAndSwap(offset, version, version + 1)
-                                    .flatMap(before -> before.longValue() == version.longValue() ? Mono.just(version)
-                                            : Mono.error(TORN)))
-                    .retryWhen(tornRetries(offset));
-            return lock.flatMap(version -> {
-                ByteBuf body = ByteBufAllocator.DEFAULT.directBuffer(8 + length);
-                body.writeInt(length).writeInt(Records.checksum(version + 2, length, payload, payload.readerIndex()));
-                body.writeBytes(payload, payload.readerIndex(), length);
-                return write(offset + RecordLayout.LENGTH, body)
-                        .then(compareAndSwap(offset, version + 1, version + 2))
-                        .flatMap(before -> before == version + 1 ? Mono.<Void>empty()
-                                : Mono.error(new RemoteMemoryException(name, "the lock of the record at " + offset
-                                        + " of region '" + name + "' was taken from this writer (version " + before
-                                        + ", expected " + (version + 1) + "): something wrote the record outside"
-                                        + " the record protocol")));
-            });
-        }).doFinally(s -> payload.release());
+        return records.write(offset, payload);
     }
 
     public <T> Mono<T> readValue(long offset, Class<T> type) {
-        return readRecord(offset, -1).map(b -> settings.codec().decode(b, type));
+        return records.read(offset, -1).map(b -> settings.codec().decode(b, type));
     }
 
     public Mono<Void> writeValue(long offset, Object value) {
-        return Mono.defer(() -> writeRecord(offset, settings.codec().encode(value, ByteBufAllocator.DEFAULT)));
+        return Mono.defer(() -> records.write(offset, settings.codec().encode(value, ByteBufAllocator.DEFAULT)));
     }
 
     @Override

@@ -27,7 +27,7 @@ final class ServerLink implements Disposable {
     ServerLink(InetSocketAddress address, ClientSettings settings) {
         this.address = address;
         RdmaClient client = settings.rdmaClient().apply(RdmaClient.create())
-                .host(address.getHostString())
+                .host(HashRing.host(address))
                 .port(address.getPort())
                 .privateData(Credentials.encode(settings.credential()));
         String name = HashRing.name(address);

@@ -127,6 +127,7 @@ final class SessionDirectory {
             if (lease == null) {
                 return Wire.failure(alloc, Wire.NO_SUCH, "region '" + name + "' was dropped");
             }
+            directory.lent();
             synchronized (this) {
                 if (closed) {
                     lease.end(LeaseEnd.SESSION_ENDED);
@@ -138,6 +139,8 @@ final class SessionDirectory {
                     byId.remove(raced.id());
                 }
             }
+        } else {
+            directory.renewed();
         }
         Duration duration = directory.leaseDuration();
         if (!lease.extend(directory.expireLater(lease))) {
@@ -161,6 +164,7 @@ final class SessionDirectory {
             return Wire.failure(alloc, Wire.LEASE_GONE, "lease " + Long.toHexString(id) + " expired or was revoked;"
                     + " resolve the region again");
         }
+        directory.renewed();
         return Wire.ok(alloc, 8).writeLong(directory.leaseDuration().toMillis());
     }
 
@@ -190,9 +194,8 @@ final class SessionDirectory {
             answer = Mono.error(new NullPointerException("service '" + name + "' returned null"));
         }
         return answer
-                .map(body -> (ByteBuf) Unpooled.wrappedBuffer(Wire.ok(alloc, 0), body))
-                .defaultIfEmpty(Unpooled.EMPTY_BUFFER)
-                .map(b -> b == Unpooled.EMPTY_BUFFER ? Wire.ok(alloc, 0) : b)
+                .map(body -> Unpooled.wrappedBuffer(Wire.ok(alloc, 0), body))
+                .switchIfEmpty(Mono.fromSupplier(() -> Wire.ok(alloc, 0)))
                 .onErrorResume(e -> {
                     log.debug("service '{}' failed for {}", name, peer, e);
                     return Mono.just(Wire.failure(alloc, Wire.SERVICE_FAILED, "service '" + name + "' failed: "

@@ -64,6 +64,20 @@ class HashRingTest {
     }
 
     @Test
+    void podsBehindOneNameAreNamedByTheirAddresses() throws Exception {
+        // What InetAddress.getAllByName("memory.default.svc") gives: every address carries the name it was asked for.
+        var pod0 = java.net.InetAddress.getByAddress("memory.default.svc", new byte[] {10, 0, 0, 1});
+        var pod1 = java.net.InetAddress.getByAddress("memory.default.svc", new byte[] {10, 0, 0, 2});
+        InetSocketAddress a = new InetSocketAddress(pod0, 7473);
+        InetSocketAddress b = new InetSocketAddress(pod1, 7473);
+        assertThat(HashRing.name(a)).isEqualTo("10.0.0.1:7473");
+        assertThat(HashRing.name(b)).isEqualTo("10.0.0.2:7473");
+        Map<String, InetSocketAddress> placed = place(new HashRing(List.of(a, b)));
+        assertThat(new java.util.HashSet<>(placed.values())).containsExactlyInAnyOrder(a, b);
+        assertThat(HashRing.name(InetSocketAddress.createUnresolved("memory-0", 7473))).isEqualTo("memory-0:7473");
+    }
+
+    @Test
     void theCredentialTravelsInPrivateDataAfterOtherBlocks() {
         byte[] block = Credentials.encode("orders");
         byte[] privateData = new byte[40 + block.length];
