@@ -2,6 +2,7 @@ package io.softrdma.memory.cache;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.util.IllegalReferenceCountException;
 import io.softrdma.memory.AccessDecision;
 import io.softrdma.memory.AccessPolicy;
 import io.softrdma.memory.DisposableMemoryServer;
@@ -137,7 +138,13 @@ public final class CacheOwner implements MemoryService, Disposable {
             return 0;
         }
         synchronized (t) {
-            return t.expire();
+            try {
+                return t.expire();
+            } catch (IllegalReferenceCountException e) {
+                // The server was disposed first and freed the region: nothing left to sweep.
+                dispose();
+                return 0;
+            }
         }
     }
 

@@ -30,6 +30,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.LongAdder;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 import reactor.util.retry.Retry;
 
 /**
@@ -174,7 +175,9 @@ public final class RdmaCache<K, V> {
 
     /** Removes every value, on every server. */
     public Mono<Void> clear() {
-        return Flux.defer(() -> Flux.fromIterable(oneKeyPerServer()))
+        // On boundedElastic: before a refreshing source's first answer, finding the servers blocks.
+        return Mono.fromCallable(this::oneKeyPerServer).subscribeOn(Schedulers.boundedElastic())
+                .flatMapMany(Flux::fromIterable)
                 .flatMap(shard -> call(shard, CacheProtocol.CLEAR, null, null, 0, response -> Boolean.TRUE))
                 .then();
     }
@@ -323,6 +326,8 @@ public final class RdmaCache<K, V> {
 
     /** A shard key for each server now: the owners a clear must reach. */
     private List<byte[]> oneKeyPerServer() {
+        byte[] probe = "clear".getBytes(StandardCharsets.UTF_8);
+        memory.serverFor(probe); // waits for the servers' source's first answer, if it has not come yet
         List<InetSocketAddress> servers = memory.servers();
         Map<InetSocketAddress, byte[]> keys = new LinkedHashMap<>();
         for (int i = 0; keys.size() < servers.size() && i < 100_000; i++) {

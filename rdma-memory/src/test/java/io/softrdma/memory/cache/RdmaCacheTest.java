@@ -91,6 +91,25 @@ class RdmaCacheTest {
     }
 
     @Test
+    void keysShardOverTwoOwnersAndClearEmptiesBoth() {
+        fixture = new CacheFixture(2, POLICY, p -> CacheOwner.builder("books").size(1 << 20).policy(p).build());
+        RdmaCache<String, Book> books = books("app", Clock.systemUTC());
+        for (int i = 0; i < 20; i++) {
+            books.put("isbn-" + i, new Book("Book " + i, 2000 + i)).block(TIMEOUT);
+        }
+        assertThat(fixture.owners).allSatisfy(o -> assertThat(o.size()).isPositive());
+        assertThat(fixture.owners.get(0).size() + fixture.owners.get(1).size()).isEqualTo(20);
+        // Another client, knowing the same servers, finds every key where the first put it.
+        RdmaCache<String, Book> other = books("app", Clock.systemUTC());
+        for (int i = 0; i < 20; i++) {
+            assertThat(other.get("isbn-" + i).block(TIMEOUT)).isEqualTo(new Book("Book " + i, 2000 + i));
+        }
+        other.clear().block(TIMEOUT);
+        assertThat(fixture.owners).allSatisfy(o -> assertThat(o.size()).isZero());
+        assertThat(books.get("isbn-3").blockOptional(TIMEOUT)).isEmpty();
+    }
+
+    @Test
     void aReaderMayGetButNotChangeAndOthersMayDoNeither() {
         fixture = new CacheFixture(1, POLICY, p -> CacheOwner.builder("books").size(1 << 20).policy(p).build());
         books("app", Clock.systemUTC()).put("dune", new Book("Dune", 1965)).block(TIMEOUT);

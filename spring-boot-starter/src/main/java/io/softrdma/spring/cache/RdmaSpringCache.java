@@ -32,12 +32,17 @@ public final class RdmaSpringCache extends AbstractValueAdaptingCache {
     private final RdmaCache<Object, Object> cache;
     private final Duration ttl;
     private final Duration timeout;
+    /** Loads of keys in different stripes run at once; of one key, once at a time (in this JVM). */
+    private final Object[] loadLocks = new Object[64];
 
     RdmaSpringCache(RdmaCache<Object, Object> cache, Duration ttl, Duration timeout, boolean allowNullValues) {
         super(allowNullValues);
         this.cache = cache;
         this.ttl = ttl;
         this.timeout = timeout;
+        for (int i = 0; i < loadLocks.length; i++) {
+            loadLocks[i] = new Object();
+        }
     }
 
     @Override
@@ -63,7 +68,7 @@ public final class RdmaSpringCache extends AbstractValueAdaptingCache {
         if (stored != null) {
             return (T) fromStoreValue(stored);
         }
-        synchronized (this) {
+        synchronized (loadLocks[Math.floorMod(key.hashCode(), loadLocks.length)]) {
             stored = lookup(key);
             if (stored != null) {
                 return (T) fromStoreValue(stored);

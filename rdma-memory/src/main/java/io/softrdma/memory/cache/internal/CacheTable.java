@@ -134,7 +134,7 @@ public final class CacheTable {
             slot = freeSlot(base);
             if (slot < 0) {
                 slot = oldest(bucket);
-                remove(byOffset.get((int) Buckets.entryOffset(region, base, slot)));
+                removeAt(base, slot);
                 evictions++;
             }
         }
@@ -156,7 +156,7 @@ public final class CacheTable {
         if (slot < 0) {
             return false;
         }
-        remove(byOffset.get((int) Buckets.entryOffset(region, base, slot)));
+        removeAt(base, slot);
         return true;
     }
 
@@ -174,7 +174,7 @@ public final class CacheTable {
                     Buckets.stamp(region, base, slot));
         } catch (TornReadException e) {
             // Only this owner writes the region, whole: a bad checksum here is damage, not a race. Never return it.
-            remove(byOffset.get(at));
+            removeAt(base, slot);
             damaged++;
             return null;
         }
@@ -251,8 +251,9 @@ public final class CacheTable {
         long oldestSeq = Long.MAX_VALUE;
         for (int s = 0; s < SLOTS; s++) {
             Live live = byOffset.get((int) Buckets.entryOffset(region, base, s));
-            if (live.seq < oldestSeq) {
-                oldestSeq = live.seq;
+            long seqOfSlot = live == null ? -1 : live.seq; // a slot the owner does not know: first to go
+            if (seqOfSlot < oldestSeq) {
+                oldestSeq = seqOfSlot;
                 oldest = s;
             }
         }
@@ -281,6 +282,13 @@ public final class CacheTable {
         }
         head += allocation;
         return start;
+    }
+
+    /** Frees the slot of {@code base}'s bucket and forgets its entry, if the owner knew it. */
+    private void removeAt(int base, int slot) {
+        byOffset.remove((int) Buckets.entryOffset(region, base, slot));
+        Buckets.clearSlot(region, base, slot);
+        Buckets.seal(region, base);
     }
 
     /** Frees a slot (checksum last) and forgets the entry; its octets stay until the log's head overwrites them. */
