@@ -5,26 +5,30 @@ import io.softrdma.memory.MemoryCodec;
 import io.softrdma.memory.ServerRegion;
 import io.softrdma.spring.memory.RdmaMemoryServer;
 import java.time.Duration;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.springframework.boot.context.event.ApplicationReadyEvent;
 import org.springframework.context.event.EventListener;
-import reactor.core.Disposable;
-import reactor.core.publisher.Flux;
-import reactor.core.scheduler.Schedulers;
 
 /**
  * The service's own use of its memory: it publishes every SKU's price in region {@code prices} as a versioned record
  * when the application is ready, then republishes them every interval. Clients read the records with one-sided RDMA
  * Reads while it writes; the record's version and checksum make them retry rather than see half a price.
  *
- * <p>Thread safety: start and stop by the application context; the updates run on one thread at a time.
+ * <p>Thread safety: start and stop by the application context; the updates run on one thread, one at a time.
  */
 public final class PriceBoard {
     private final RdmaMemoryServer memory;
     private final int skus;
     private final Duration interval;
     private final AtomicLong revision = new AtomicLong();
-    private volatile Disposable updates;
+    private final ScheduledExecutorService updates = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "price-board");
+        t.setDaemon(true);
+        return t;
+    });
 
     PriceBoard(RdmaMemoryServer memory, int skus, Duration interval) {
         this.memory = memory;
@@ -32,19 +36,21 @@ public final class PriceBoard {
         this.interval = interval;
     }
 
-    /** Publishes the first prices once the memory server runs, and schedules the next. */
+    /**
+     * Publishes the first prices once the memory server runs, and schedules the next on a thread of their own: a
+     * record write may wait for a remote writer to let go of the record, which no event loop or Reactor non-blocking
+     * thread may do.
+     */
     @EventListener(ApplicationReadyEvent.class)
     public void start() {
         publish();
-        updates = Flux.interval(interval, interval, Schedulers.single()).subscribe(tick -> publish());
+        updates.scheduleWithFixedDelay(this::publish, interval.toNanos(), interval.toNanos(), TimeUnit.NANOSECONDS);
     }
 
-    /** Stops the updates. */
-    public void stop() {
-        Disposable d = updates;
-        if (d != null) {
-            d.dispose();
-        }
+    /** Stops the updates, waiting for one under way. */
+    public void stop() throws InterruptedException {
+        updates.shutdownNow();
+        updates.awaitTermination(10, TimeUnit.SECONDS);
     }
 
     /** The revision last published, 0 before the first. */
