@@ -1,9 +1,11 @@
 package io.softrdma.samples.perf;
 
+import io.softrdma.memory.RegionSpec;
 import io.softrdma.samples.cli.CommandLines;
 import io.softrdma.samples.cli.OptionValues;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -117,6 +119,12 @@ record CacheOptions(List<Integer> sizes, List<Integer> outstanding, Duration dur
             if (noRedis && this.redisServer != null) {
                 throw new IllegalArgumentException("--redis-server names the Redis to measure: drop it, or drop"
                         + " --no-redis");
+            }
+            long table = RdmaCacheTarget.tableSize(keys, Collections.max(sizes));
+            if (table > RegionSpec.MAX_SIZE) {
+                throw new IllegalArgumentException("--keys " + keys + " of values up to " + ResultPrinter.size(
+                        Collections.max(sizes)) + " need a cache table of " + table + " octets, more than"
+                        + " one region holds (" + RegionSpec.MAX_SIZE + "): give fewer --keys or smaller --size");
             }
             return new CacheOptions(sizes, outstanding, duration, warmup, iterations, keys, json, !noRedis,
                     redisServer);

@@ -44,11 +44,8 @@ final class RdmaCacheTarget implements CacheTarget {
     private final ThreadUsage serverCpu = ThreadUsage.start(SERVER_THREADS);
 
     RdmaCacheTarget(CacheOptions options) {
-        int largest = Collections.max(options.sizes());
-        // Each entry: its header, the key (at most a dozen octets) and the value; three times every key's entry, so
-        // that the log the owner writes oldest-first never overwrites a live entry during the run.
-        int entry = 32 + 16 + largest;
-        long size = Math.max(16L << 20, ((3L * options.keys() * entry) + 7) & ~7L);
+        int entry = entrySize(Collections.max(options.sizes()));
+        long size = tableSize(options.keys(), Collections.max(options.sizes()));
         AccessPolicy policy = AccessPolicy.grant(CREDENTIAL, CacheOwner.regionName(CACHE), RegionAccess.READ,
                 RegionAccess.WRITE);
         owner = CacheOwner.builder(CACHE).size(size).maxEntry(entry).policy(policy).build();
@@ -58,6 +55,20 @@ final class RdmaCacheTarget implements CacheTarget {
         memory = RemoteMemory.builder().servers(List.of(new InetSocketAddress("127.0.0.1", server.port())))
                 .credential(CREDENTIAL).rdmaClient(c -> c.tcpConfiguration(t -> t.runOn(clientLoops))).build();
         cache = RdmaCache.builder(memory, CACHE, byte[].class, byte[].class).codec(BYTES).build();
+    }
+
+    /** The largest entry: its header (32 octets), the key (at most a dozen octets) and the value. */
+    private static int entrySize(int largestValue) {
+        return 32 + 16 + largestValue;
+    }
+
+    /**
+     * The cache table's octets for {@code keys} keys of values up to {@code largestValue}: three times every key's
+     * entry, so that the log the owner writes oldest-first never overwrites a live entry during the run; 16 MiB at
+     * least.
+     */
+    static long tableSize(int keys, int largestValue) {
+        return Math.max(16L << 20, ((3L * keys * entrySize(largestValue)) + 7) & ~7L);
     }
 
     @Override

@@ -48,6 +48,9 @@ class CachePerfTest {
             "--redis-server", "/x"})).hasMessageContaining("drop --no-redis");
         assertThatThrownBy(() -> CacheOptions.parse(new String[] {"--test", "read", "--size", "64"}))
                 .hasMessageContaining("runs with --test cache");
+        assertThatThrownBy(() -> CacheOptions.parse(new String[] {"--test", "cache", "--keys", "1000000",
+            "--size", "16K"})).hasMessageContaining("--keys 1000000 of values up to 16 KiB need a cache table of")
+                .hasMessageContaining("give fewer --keys or smaller --size");
     }
 
     @Test
