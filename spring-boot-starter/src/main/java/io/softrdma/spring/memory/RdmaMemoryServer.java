@@ -27,9 +27,8 @@ import org.springframework.core.env.PropertySource;
  * <p>The owner reads and writes its regions through {@link #region(String)}:
  *
  * <pre>{@code
- * @Autowired RdmaMemoryServer memory;
- * ...
- * memory.region("counters").putLong(0, 42);
+ * ServerRegion counters = memory.region("counters");   // memory: this bean
+ * counters.putLong(0, 42);                             // what a client's getLong(0) reads, one-sided
  * }</pre>
  *
  * <p>Thread safety: start and stop are called by the application context, one at a time; the other methods from any

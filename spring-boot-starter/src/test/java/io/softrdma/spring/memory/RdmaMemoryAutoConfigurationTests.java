@@ -11,6 +11,7 @@ import io.softrdma.memory.RegionAccessDeniedException;
 import io.softrdma.memory.RegionSpec;
 import io.softrdma.memory.RemoteMemory;
 import io.softrdma.memory.RemoteRegion;
+import io.softrdma.memory.ServerRegion;
 import io.softrdma.memory.cache.RdmaCache;
 import io.softrdma.spring.autoconfigure.RdmaAutoConfiguration;
 import io.softrdma.spring.autoconfigure.RdmaHealthAutoConfiguration;
@@ -107,12 +108,18 @@ class RdmaMemoryAutoConfigurationTests {
     void aGrantedClientUsesTheRegionOneSidedAndTheOwnerSeesIt() {
         server.run(serverContext -> withClient(serverContext, "app", client -> {
             assertThat(client).hasSingleBean(RemoteMemory.class);
-            RemoteRegion counters = client.getBean(RemoteMemory.class).region("counters").block(TIMEOUT);
-            assertThat(counters.rights()).containsExactlyInAnyOrder(RegionAccess.READ, RegionAccess.WRITE,
+            RemoteRegion remote = client.getBean(RemoteMemory.class).region("counters").block(TIMEOUT);
+            assertThat(remote.rights()).containsExactlyInAnyOrder(RegionAccess.READ, RegionAccess.WRITE,
                     RegionAccess.ATOMIC);
-            StepVerifier.create(counters.fetchAdd(8, 5)).expectNext(0L).verifyComplete();
-            StepVerifier.create(counters.fetchAdd(8, 2)).expectNext(5L).verifyComplete();
+            StepVerifier.create(remote.fetchAdd(8, 5)).expectNext(0L).verifyComplete();
+            StepVerifier.create(remote.fetchAdd(8, 2)).expectNext(5L).verifyComplete();
             assertThat(serverContext.getBean(RdmaMemoryServer.class).region("counters").getLong(8)).isEqualTo(7);
+            RdmaMemoryServer memory = serverContext.getBean(RdmaMemoryServer.class);
+            // tag::starter-memory-server-region[]
+            ServerRegion counters = memory.region("counters");   // memory: this bean
+            counters.putLong(0, 42);                             // what a client's getLong(0) reads, one-sided
+            // end::starter-memory-server-region[]
+            StepVerifier.create(remote.getLong(0)).expectNext(42L).verifyComplete();
             RemoteRegion prices = client.getBean(RemoteMemory.class).region("prices").block(TIMEOUT);
             assertThat(prices.rights()).as("the grant, within the region's access").containsExactly(
                     RegionAccess.READ);

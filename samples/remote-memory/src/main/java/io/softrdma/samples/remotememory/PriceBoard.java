@@ -58,7 +58,6 @@ public final class PriceBoard {
         return revision.get();
     }
 
-    // tag::publish[]
     private void publish() {
         ServerRegion prices = memory.region("prices");
         long next = revision.get() + 1;
@@ -68,7 +67,6 @@ public final class PriceBoard {
         }
         revision.set(next);
     }
-    // end::publish[]
 
     @Override
     public String toString() {

@@ -17,13 +17,13 @@ import org.springframework.stereotype.Service;
 public class ProductCatalog {
     private final AtomicInteger loads = new AtomicInteger();
 
-    // tag::cacheable[]
+    // tag::remote-memory-cacheable[]
     @Cacheable("products")
     public Product product(String id) {
         loads.incrementAndGet();
         return new Product(id, "Product " + id, Math.floorMod(id.hashCode(), 16));
     }
-    // end::cacheable[]
+    // end::remote-memory-cacheable[]
 
     /** How many products were loaded rather than found in the cache. */
     public int loads() {

@@ -17,7 +17,7 @@ import org.springframework.context.annotation.Profile;
 @Profile("service")
 public class ServiceConfiguration {
 
-    // tag::policy[]
+    // tag::remote-memory-policy[]
     @Bean
     AccessPolicy storefrontClients(SampleProperties sample) {
         String storefront = sample.credential();
@@ -25,7 +25,7 @@ public class ServiceConfiguration {
                 .or(AccessPolicy.grant(storefront, "prices", RegionAccess.READ))
                 .or(AccessPolicy.grant(storefront, "cache.products", RegionAccess.READ, RegionAccess.WRITE));
     }
-    // end::policy[]
+    // end::remote-memory-policy[]
 
     @Bean(destroyMethod = "stop")
     PriceBoard priceBoard(RdmaMemoryServer memory, SampleProperties sample) {

@@ -22,7 +22,7 @@ public class Storefront {
         this.memory = memory;
     }
 
-    // tag::storefront[]
+    // tag::remote-memory-storefront[]
     /** Counts a visit; the count before it. */
     public Mono<Long> visit() {
         return memory.region("counters").flatMap(counters -> counters.fetchAdd(Layout.VISITS, 1));
@@ -32,5 +32,5 @@ public class Storefront {
     public Mono<Price> price(int sku) {
         return memory.region("prices").flatMap(prices -> prices.read(Layout.price(sku), Price.class));
     }
-    // end::storefront[]
+    // end::remote-memory-storefront[]
 }
