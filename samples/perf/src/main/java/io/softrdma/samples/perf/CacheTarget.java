@@ -1,5 +1,6 @@
 package io.softrdma.samples.perf;
 
+import java.io.IOException;
 import reactor.core.publisher.Mono;
 
 /**
@@ -29,6 +30,7 @@ interface CacheTarget extends AutoCloseable {
     /** The prefix of the names of the client's threads, whose CPU the rows report. */
     String clientThreads();
 
+    /** Stops the client and the server; an interrupt is kept on the thread, not thrown. */
     @Override
-    void close() throws Exception;
+    void close() throws IOException;
 }

@@ -123,11 +123,17 @@ final class RedisServerProcess implements AutoCloseable {
         return process.pid();
     }
 
+    /** Stops Redis (SIGTERM, then SIGKILL after 10 s) and removes its directory; an interrupt is kept, not thrown. */
     @Override
-    public void close() throws IOException, InterruptedException {
+    public void close() throws IOException {
         process.destroy();
-        if (!process.waitFor(10, TimeUnit.SECONDS)) {
-            process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        try {
+            if (!process.waitFor(10, TimeUnit.SECONDS)) {
+                process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            process.destroyForcibly();
+            Thread.currentThread().interrupt();
         }
         try (var files = Files.list(directory)) {
             for (Path f : files.toList()) {

@@ -8,8 +8,12 @@ import io.lettuce.core.api.reactive.RedisReactiveCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import reactor.core.publisher.Mono;
 
 /**
@@ -78,11 +82,15 @@ final class RedisTarget implements CacheTarget {
     }
 
     @Override
-    public void close() throws Exception {
+    public void close() throws IOException {
         try {
             connection.close();
             client.shutdown(Duration.ZERO, Duration.ofSeconds(5));
-            resources.shutdown(0, 5, java.util.concurrent.TimeUnit.SECONDS).get();
+            resources.shutdown(0, 5, TimeUnit.SECONDS).get(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IOException("Lettuce's resources did not shut down: " + e.getMessage(), e);
         } finally {
             server.close();
         }
