@@ -23,9 +23,10 @@ import picocli.CommandLine.Option;
  * @param json one JSON object per line instead of a table
  * @param redis whether to measure Redis too
  * @param redisServer the {@code redis-server} executable: a path, or a name looked up on {@code PATH}
+ * @param crc MPA CRC32c on SoftRDMA's connections (RFC 5044 §8.1); Redis's TCP has none of its own
  */
 record CacheOptions(List<Integer> sizes, List<Integer> outstanding, Duration duration, Duration warmup,
-        long iterations, int keys, boolean json, boolean redis, String redisServer) {
+        long iterations, int keys, boolean json, boolean redis, String redisServer, boolean crc) {
 
     /** The value sizes: 64 B, 1 KiB and 16 KiB. */
     static final List<Integer> DEFAULT_SIZES = List.of(64, 1024, 16 * 1024);
@@ -94,6 +95,9 @@ record CacheOptions(List<Integer> sizes, List<Integer> outstanding, Duration dur
         @Option(names = "--redis-server", paramLabel = "PATH", description = "the redis-server to start"
                 + " (default: redis-server on PATH)")
         String redisServer;
+        @Option(names = "--crc", paramLabel = "on|off", description = "MPA CRC32c on RdmaCache's connections"
+                + " (default: on)")
+        String crc;
         @Option(names = "--no-redis", description = "measure RdmaCache only")
         boolean noRedis;
         @Option(names = "--json", description = "one JSON object per line instead of a table")
@@ -126,8 +130,9 @@ record CacheOptions(List<Integer> sizes, List<Integer> outstanding, Duration dur
                         Collections.max(sizes)) + " need a cache table of " + table + " octets, more than"
                         + " one region holds (" + RegionSpec.MAX_SIZE + "): give fewer --keys or smaller --size");
             }
+            boolean crc = this.crc == null || OptionValues.onOff(this.crc, "--crc");
             return new CacheOptions(sizes, outstanding, duration, warmup, iterations, keys, json, !noRedis,
-                    redisServer);
+                    redisServer, crc);
         }
     }
 

@@ -107,7 +107,7 @@ final class CachePerf {
                                     warmed.add(t.name() + "-" + op.wireName()));
                             results.add(r);
                             if (options.json()) {
-                                r.printJson(out);
+                                r.printJson(out, options.crc());
                             }
                         }
                     }
@@ -119,7 +119,7 @@ final class CachePerf {
             }
         }
         if (!options.json()) {
-            CacheResult.printTable(out, results, redisSkipped);
+            CacheResult.printTable(out, results, redisSkipped, options.crc());
         }
         return results;
     }

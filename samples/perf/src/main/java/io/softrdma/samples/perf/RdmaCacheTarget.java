@@ -50,10 +50,12 @@ final class RdmaCacheTarget implements CacheTarget {
                 RegionAccess.WRITE);
         owner = CacheOwner.builder(CACHE).size(size).maxEntry(entry).policy(policy).build();
         server = owner.declareOn(MemoryServer.create().host("127.0.0.1").port(0).policy(policy)
-                .rdmaServer(s -> s.tcpConfiguration(t -> t.runOn(serverLoops)))).bindNow(TIMEOUT);
+                .rdmaServer(s -> s.mpa(m -> m.withCrc(options.crc())).tcpConfiguration(t -> t.runOn(serverLoops))))
+                .bindNow(TIMEOUT);
         owner.start(server);
         memory = RemoteMemory.builder().servers(List.of(new InetSocketAddress("127.0.0.1", server.port())))
-                .credential(CREDENTIAL).rdmaClient(c -> c.tcpConfiguration(t -> t.runOn(clientLoops))).build();
+                .credential(CREDENTIAL).rdmaClient(c -> c.mpa(m -> m.withCrc(options.crc()))
+                        .tcpConfiguration(t -> t.runOn(clientLoops))).build();
         cache = RdmaCache.builder(memory, CACHE, byte[].class, byte[].class).codec(BYTES).build();
     }
 

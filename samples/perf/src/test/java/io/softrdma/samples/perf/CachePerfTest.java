@@ -32,6 +32,8 @@ class CachePerfTest {
         assertThat(o.redis()).isTrue();
         assertThat(o.redisServer()).isEqualTo("redis-server");
         assertThat(o.json()).isFalse();
+        assertThat(o.crc()).as("MPA's default").isTrue();
+        assertThat(CacheOptions.parse(new String[] {"--test", "cache", "--crc", "off"}).crc()).isFalse();
         assertThat(CacheOptions.isCacheRun(new String[] {"--json", "--test", "cache"})).isTrue();
         assertThat(CacheOptions.isCacheRun(new String[] {"--test=cache"})).isTrue();
         assertThat(CacheOptions.isCacheRun(new String[] {"--test", "read"})).isFalse();
@@ -70,6 +72,7 @@ class CachePerfTest {
                 .containsExactly("cache-get/64/1", "cache-set/64/1", "cache-get/64/8", "cache-set/64/8",
                         "cache-get/1024/1", "cache-set/1024/1", "cache-get/1024/8", "cache-set/1024/8");
         for (JsonNode row : rows) {
+            assertThat(row.get("crc").asBoolean()).isTrue();
             assertThat(row.get("iterations").asLong()).isEqualTo(200);
             assertThat(row.get("msgsPerSec").asDouble()).isPositive();
             assertThat(row.get("p99us").asDouble()).isGreaterThanOrEqualTo(row.get("p50us").asDouble());
@@ -113,7 +116,7 @@ class CachePerfTest {
     @Test
     void rdmaCacheRowsAnswerWhatWasWritten() throws Exception {
         CacheOptions o = CacheOptions.parse(new String[] {"--test", "cache", "--no-redis", "--size", "64,16K",
-            "--outstanding", "1,64", "--iterations", "300", "--warmup", "0", "--keys", "64", "--json"});
+            "--outstanding", "1,64", "--iterations", "300", "--warmup", "0", "--keys", "64", "--json", "--crc", "off"});
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         List<CacheResult> results = CachePerf.run(o, new PrintStream(bytes, true, StandardCharsets.UTF_8),
                 RdmaCacheTarget::new);
