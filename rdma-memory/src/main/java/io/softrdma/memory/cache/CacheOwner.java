@@ -81,7 +81,14 @@ public final class CacheOwner implements MemoryService, Disposable {
         this.clock = b.clock;
         this.scheduler = b.scheduler;
         this.policy = b.policy;
-        TableLayout.plan(size, buckets, 0); // fail fast on a size and bucket count that cannot make a table
+        // Fail fast, at build, on what cannot make a table.
+        TableLayout planned = TableLayout.plan(size, buckets, 0);
+        if (maxEntry != 0 && maxEntry + TableLayout.ENTRY_HEADER > planned.logLength() / 4) {
+            throw new IllegalArgumentException("cache '" + name + "': a key and value of up to " + maxEntry
+                    + " octets do not fit a quarter of its entry log (" + planned.logLength() / 4 + " octets with"
+                    + " the " + TableLayout.ENTRY_HEADER + "-octet header): give a larger size or a smaller"
+                    + " maxEntry");
+        }
     }
 
     /** A cache of that name (1 to 122 letters, digits, '.', '_', '-'). */
@@ -122,8 +129,9 @@ public final class CacheOwner implements MemoryService, Disposable {
         }
         ByteBuf region = server.region(regionName(name)).buffer();
         TableLayout layout = TableLayout.plan(region.capacity(), buckets, ThreadLocalRandom.current().nextLong());
+        // The table counts whole entries; the builder counts what the application controls, key and value.
         int largest = maxEntry == 0 ? Math.min(layout.logLength() / 4, (1 << 20) + TableLayout.ENTRY_HEADER)
-                : maxEntry;
+                : maxEntry + TableLayout.ENTRY_HEADER;
         CacheTable made = new CacheTable(region, layout, clock::millis, largest);
         table = made;
         sweeper = scheduler.schedulePeriodically(this::sweep, sweepInterval.toMillis(), sweepInterval.toMillis(),
@@ -220,8 +228,8 @@ public final class CacheOwner implements MemoryService, Disposable {
 
     @Override
     public String toString() {
-        return "CacheOwner{" + name + ", " + size + " octets" + (table == null ? ", not started" : ", " + table.layout())
-                + "}";
+        CacheTable t = table;
+        return "CacheOwner{" + name + ", " + size + " octets" + (t == null ? ", not started" : ", " + t.layout()) + "}";
     }
 
     /**
@@ -259,12 +267,12 @@ public final class CacheOwner implements MemoryService, Disposable {
         }
 
         /**
-         * The largest entry, in octets: 32 of header, the encoded key and value (0, the default: 1 MiB, or a quarter
-         * of the entry log if less). A larger PUT fails saying so.
+         * The largest encoded key and value together, in octets (0, the default: 1 MiB, or what a quarter of the
+         * entry log holds if less; the table adds a 40-octet header to each). A larger PUT fails saying so.
          */
         public Builder maxEntry(int octets) {
-            if (octets < 0) {
-                throw new IllegalArgumentException("largest entry " + octets + " must not be negative");
+            if (octets < 0 || octets > Integer.MAX_VALUE - TableLayout.ENTRY_HEADER) {
+                throw new IllegalArgumentException("largest key and value " + octets + " must not be negative");
             }
             this.maxEntry = octets;
             return this;

@@ -12,6 +12,7 @@ import io.softrdma.memory.RemoteRegion;
 import io.softrdma.memory.cache.internal.CacheProtocol;
 import io.softrdma.memory.cache.internal.KeyHash;
 import io.softrdma.memory.cache.internal.OneSidedGet;
+import io.softrdma.memory.cache.internal.StaleLayoutException;
 import io.softrdma.memory.cache.internal.TableLayout;
 import io.softrdma.memory.cache.internal.TornReadException;
 import io.softrdma.rdmap.TerminateException;
@@ -47,11 +48,11 @@ import reactor.util.retry.Retry;
  * Book dune = books.get("isbn-1").block();
  * }</pre>
  *
- * <p>What a GET returns: the value the key had when its bucket was read (or, after the retries, when the owner
- * answered), never a mix of two values (each read is checked whole); a key deleted or replaced while the GET runs
- * may still show its previous value. A client remembers where it last found each key ({@link
- * Builder#locationHints}), so a GET of an unchanged key reads bucket and entry at once: one round trip. Equal keys
- * must encode to equal octets (the codec's job; JSON of records and strings does).
+ * <p>What a GET returns: the value the key had at a moment during the GET, never a mix of two values (each read is
+ * checked whole), never older than what a PUT or GET that completed before it saw; a key deleted or replaced while
+ * the GET runs may still show its previous value. A client remembers where it last found each key ({@link
+ * Builder#locationHints}), so a GET of an unchanged key reads its entry alone: one RDMA Read. Equal keys must encode
+ * to equal octets (the codec's job; JSON of records and strings does).
  *
  * <p>Thread safety: all methods may be called from any thread. Buffers: none cross this API; values are decoded from
  * the library's buffers before they are released.
@@ -202,7 +203,10 @@ public final class RdmaCache<K, V> {
                         }))
                 .retryWhen(Retry.backoff(LEASE_RETRIES, Duration.ofMillis(10)).maxBackoff(Duration.ofMillis(200))
                         .filter(RdmaCache::leaseOrConnectionLost)
-                        .onRetryExhaustedThrow((spec, signal) -> signal.failure()));
+                        .onRetryExhaustedThrow((spec, signal) -> signal.failure()))
+                // the owner was restarted with a new table (its layout was dropped above): read the header again
+                .retryWhen(Retry.max(1).filter(e -> e instanceof StaleLayoutException
+                        || e instanceof IllegalArgumentException));
     }
 
     /**
@@ -401,7 +405,7 @@ public final class RdmaCache<K, V> {
 
         /**
          * How many keys' entry locations to remember (a power of two; 4096 unless set; 0: none). A GET of a key whose
-         * entry has not moved since reads bucket and entry at once: one round trip instead of two.
+         * entry has not changed since reads that entry alone: one RDMA Read instead of two.
          */
         public Builder<K, V> locationHints(int keys) {
             if (keys < 0 || (keys != 0 && Integer.bitCount(keys) != 1) || keys > 1 << 24) {

@@ -134,7 +134,7 @@ class RdmaCacheTest {
                 .policy(p).build());
         RdmaCache<String, Book> books = books("app", Clock.systemUTC());
         assertThatThrownBy(() -> books.put("long", new Book("x".repeat(300), 1)).block(TIMEOUT))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("exceeds the cache's largest, 256");
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("exceed the cache's largest, 256");
     }
 
     @Test
@@ -219,6 +219,29 @@ class RdmaCacheTest {
     }
 
     @Test
+    void aClientHoldingAnOldTablesLayoutReadsTheNewOnesHeader() {
+        fixture = new CacheFixture(1, POLICY, p -> CacheOwner.builder("books").size(1 << 20).buckets(64).policy(p)
+                .build());
+        RdmaCache<String, Book> books = books("app", Clock.systemUTC());
+        books.put("dune", new Book("Dune", 1965)).block(TIMEOUT);
+        assertThat(books.get("dune").block(TIMEOUT)).isEqualTo(new Book("Dune", 1965)); // layout read and kept
+
+        // As a restarted owner would: the region formatted anew, with another bucket count and table id.
+        ByteBuf region = fixture.servers.get(0).region("cache.books").buffer();
+        io.softrdma.memory.cache.internal.CacheTable fresh = new io.softrdma.memory.cache.internal.CacheTable(
+                region, TableLayout.plan(region.capacity(), 256, 99), System::currentTimeMillis, 4096);
+        ByteBuf key = io.netty.buffer.Unpooled.copiedBuffer("\"emma\"", java.nio.charset.StandardCharsets.UTF_8);
+        ByteBuf value = io.netty.buffer.Unpooled.copiedBuffer("{\"title\":\"Emma\",\"year\":1815}",
+                java.nio.charset.StandardCharsets.UTF_8);
+        fresh.put(key, value, 0, false);
+        key.release();
+        value.release();
+
+        assertThat(books.get("dune").blockOptional(TIMEOUT)).isEmpty();
+        assertThat(books.get("emma").block(TIMEOUT)).isEqualTo(new Book("Emma", 1815));
+    }
+
+    @Test
     void aClientBeforeTheOwnerStartsIsToldWhy() {
         fixture = new CacheFixture(0, POLICY, p -> null);
         CacheOwner owner = CacheOwner.builder("books").size(1 << 20).policy(POLICY).build();
@@ -241,6 +264,8 @@ class RdmaCacheTest {
                 .hasMessageContaining("a cache region must be");
         assertThatThrownBy(() -> CacheOwner.builder("c").size(1 << 20).buckets(3).build())
                 .hasMessageContaining("power of two");
+        assertThatThrownBy(() -> CacheOwner.builder("c").size(1 << 20).maxEntry(1 << 20).build())
+                .hasMessageContaining("do not fit a quarter of its entry log");
         assertThatThrownBy(() -> CacheOwner.builder("c").defaultTtl(Duration.ofSeconds(-1)))
                 .hasMessageContaining("must not be negative");
     }

@@ -32,7 +32,8 @@ import org.springframework.util.ClassUtils;
  * <p>Keys become octets by their {@code toString()} (a String as is; Spring's {@code SimpleKey} lists the
  * arguments), as Spring Data Redis's cache does; values by the codec (JSON unless set) after their class name, so any
  * type a method returns can be cached and read back by every instance that has the class. Nulls are cached (as
- * Spring's {@code NullValue}) unless {@link Builder#disallowNullValues()}.
+ * Spring's {@code NullValue}) unless {@link Builder#disallowNullValues()}. A cache that cannot be reached fails the
+ * annotated call, as any Spring cache does; Spring's {@code LoggingCacheErrorHandler} makes such failures misses.
  *
  * <p>Thread safety: all methods may be called from any thread.
  */

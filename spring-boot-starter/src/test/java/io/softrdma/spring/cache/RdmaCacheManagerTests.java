@@ -25,6 +25,9 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.cache.annotation.CacheEvict;
+import org.springframework.cache.annotation.CachingConfigurer;
+import org.springframework.cache.interceptor.CacheErrorHandler;
+import org.springframework.cache.interceptor.LoggingCacheErrorHandler;
 import org.springframework.cache.annotation.CachePut;
 import org.springframework.cache.annotation.Cacheable;
 import org.springframework.cache.annotation.EnableCaching;
@@ -136,6 +139,32 @@ class RdmaCacheManagerTests {
             return RdmaCacheManager.builder(memory).ttl("books", Duration.ofMinutes(5)).build();
         }
         // end::rdma-cache-manager[]
+    }
+
+    /** An application whose memory server is not there, with Spring's error handler that makes failures misses. */
+    @Configuration(proxyBeanMethods = false)
+    @EnableCaching
+    static class UnreachableApp implements CachingConfigurer {
+        @Bean(destroyMethod = "dispose")
+        RemoteMemory remoteMemory(@Value("${test.port}") int port) {
+            return RemoteMemory.builder().servers(List.of(new InetSocketAddress("127.0.0.1", port)))
+                    .credential("app").reconnect(0, Duration.ofMillis(10), Duration.ofMillis(10)).build();
+        }
+
+        @Bean
+        RdmaCacheManager rdmaCacheManager(RemoteMemory memory) {
+            return RdmaCacheManager.builder(memory).build();
+        }
+
+        @Override
+        public CacheErrorHandler errorHandler() {
+            return new LoggingCacheErrorHandler();
+        }
+
+        @Bean
+        Library library() {
+            return new Library();
+        }
     }
 
     static final AccessPolicy POLICY = AccessPolicy.grant("app", "cache.books", RegionAccess.READ, RegionAccess.WRITE)
@@ -311,6 +340,23 @@ class RdmaCacheManagerTests {
                     RdmaSpringCache cache = context.getBean(RdmaCacheManager.class).getCache("books");
                     cache.put("888", new Book("888", "Example"));
                     assertThat(cache.get("888", Book.class)).isEqualTo(new Book("888", "Example"));
+                });
+    }
+
+    @Test
+    void anUnreachableCacheIsAMissWithSpringsLoggingErrorHandler() throws Exception {
+        int closedPort;
+        try (java.net.ServerSocket socket = new java.net.ServerSocket(0, 1,
+                java.net.InetAddress.getLoopbackAddress())) {
+            closedPort = socket.getLocalPort();
+        }
+        new ApplicationContextRunner().withUserConfiguration(UnreachableApp.class)
+                .withPropertyValues("test.port=" + closedPort)
+                .run(context -> {
+                    Library library = context.getBean(Library.class);
+                    assertThat(library.find("404")).isEqualTo(new Book("404", "Title of 404"));
+                    assertThat(library.find("404")).isEqualTo(new Book("404", "Title of 404"));
+                    assertThat(library.calls()).isEqualTo(2);
                 });
     }
 

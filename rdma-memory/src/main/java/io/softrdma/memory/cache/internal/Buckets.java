@@ -12,7 +12,7 @@ import io.netty.buffer.ByteBuf;
  * <pre>
  *   0  u32 CRC-32C of octets 4..127      4  u32 version (+1 on every change)
  *   8  7 slots of 16 octets: u32 tag (0 = free), u32 entry length, u32 entry stamp, u32 entry offset in the region
- * 120  u64 zero
+ * 120  u64 table id (the header's: a reader holding another table's layout finds out here)
  * </pre>
  *
  * The owner changes the slots first and the checksum last, so a reader that reads the bucket while it changes sees
@@ -74,9 +74,14 @@ public final class Buckets {
         region.setInt(base, Checksums.crc32c(region, base + 4, BUCKET_SIZE - 4));
     }
 
-    /** An empty, sealed bucket. */
-    static void format(ByteBuf region, int base) {
+    /** An empty, sealed bucket of the table {@code tableId}. */
+    static void format(ByteBuf region, int base, long tableId) {
         region.setZero(base, BUCKET_SIZE);
+        region.setLong(base + BUCKET_SIZE - 8, tableId);
         seal(region, base);
+    }
+
+    public static long tableId(ByteBuf bucket, int base) {
+        return bucket.getLong(base + BUCKET_SIZE - 8);
     }
 }

@@ -88,8 +88,8 @@ public final class CacheProtocol {
                 CacheTable.PutResult result = table.put(key, value, expiresAt, op == PUT_IF_ABSENT);
                 return switch (result) {
                     case STORED -> status(alloc, STORED);
-                    case TOO_LARGE -> refusedWith(alloc, TOO_LARGE, "an entry of " + Entries.length(k,
-                            value.readableBytes()) + " octets exceeds the cache's largest, " + table.maxEntry());
+                    case TOO_LARGE -> refusedWith(alloc, TOO_LARGE, "a key and value of " + (k + value.readableBytes())
+                            + " octets exceed the cache's largest, " + (table.maxEntry() - TableLayout.ENTRY_HEADER));
                     case EXISTS -> {
                         ByteBuf existing = table.get(key, alloc);
                         yield existing == null ? status(alloc, STORED) : withValue(alloc, EXISTS, existing);

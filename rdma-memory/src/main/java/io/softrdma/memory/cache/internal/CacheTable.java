@@ -55,7 +55,7 @@ public final class CacheTable {
      * A table over {@code region} (index 0 the region's first octet), formatted at once.
      *
      * @param clock milliseconds since the epoch, the time TTLs are measured in
-     * @param maxEntry the largest entry (32 octets of header, key and value) to accept; at most a quarter of the log,
+     * @param maxEntry the largest entry (header, key and value) to accept; at most a quarter of the log,
      *     so one put never empties most of the cache
      */
     public CacheTable(ByteBuf region, TableLayout layout, LongSupplier clock, int maxEntry) {
@@ -85,7 +85,7 @@ public final class CacheTable {
     /** Empties the table: every bucket, then the header (a reader of a stale bucket finds its entry torn or gone). */
     private void format() {
         for (int b = 0; b < layout.bucketCount(); b++) {
-            Buckets.format(region, layout.bucketOffset(b));
+            Buckets.format(region, layout.bucketOffset(b), layout.tableId());
         }
         byOffset.clear();
         expiries.clear();
@@ -128,8 +128,10 @@ public final class CacheTable {
         // The entry must be visible before the slot that points to it (the one-sided reader follows the slot).
         VarHandle.releaseFence();
         int slot = find(base, hash, key);
+        int replaced = -1;
         if (slot >= 0) {
-            byOffset.remove((int) Buckets.entryOffset(region, base, slot));
+            replaced = (int) Buckets.entryOffset(region, base, slot);
+            byOffset.remove(replaced);
         } else {
             slot = freeSlot(base);
             if (slot < 0) {
@@ -140,6 +142,13 @@ public final class CacheTable {
         }
         Buckets.setSlot(region, base, slot, KeyHash.tag(hash), length, stamp, offset);
         Buckets.seal(region, base);
+        // Only now that the slot points to it: the old entry DEAD, then the new one LIVE, before the PUT is answered
+        // (a reader of the entry alone trusts LIVE; see Entries).
+        VarHandle.releaseFence();
+        if (replaced >= 0) {
+            Entries.setState(region, replaced, Entries.DEAD);
+        }
+        Entries.setState(region, offset, Entries.LIVE);
         Live live = new Live(offset, allocation, bucket, slot, written, expiresAt);
         byOffset.put(offset, live);
         if (expiresAt != 0) {
@@ -286,16 +295,24 @@ public final class CacheTable {
 
     /** Frees the slot of {@code base}'s bucket and forgets its entry, if the owner knew it. */
     private void removeAt(int base, int slot) {
-        byOffset.remove((int) Buckets.entryOffset(region, base, slot));
+        int at = (int) Buckets.entryOffset(region, base, slot);
+        byOffset.remove(at);
         Buckets.clearSlot(region, base, slot);
         Buckets.seal(region, base);
+        VarHandle.releaseFence();
+        Entries.setState(region, at, Entries.DEAD);
     }
 
-    /** Frees a slot (checksum last) and forgets the entry; its octets stay until the log's head overwrites them. */
+    /**
+     * Frees a slot (checksum last), marks the entry DEAD and forgets it; its octets stay until the log's head
+     * overwrites them.
+     */
     private void remove(Live live) {
         int base = layout.bucketOffset(live.bucket);
         Buckets.clearSlot(region, base, live.slot);
         Buckets.seal(region, base);
+        VarHandle.releaseFence();
+        Entries.setState(region, live.offset, Entries.DEAD);
         byOffset.remove(live.offset);
     }
 }

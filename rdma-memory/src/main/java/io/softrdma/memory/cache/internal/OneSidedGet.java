@@ -17,9 +17,9 @@ import reactor.util.retry.Retry;
  * that fails means the owner changed what was being read; the lookup starts again from the bucket, up to a bound,
  * after which the caller asks the owner instead (a GET never waits on a writer and never returns a torn value).
  *
- * <p>With a location hint (where the key's entry was last time) the entry is read together with the bucket, so a GET
- * whose entry has not moved takes one round trip, not two. The entry read so counts only if the bucket still points
- * to it: same offset, length and stamp (each write's own number, in the slot and in the entry).
+ * <p>With a location hint (where the key's entry was last time) the entry alone is read first: if it is intact, the
+ * key's and LIVE (the owner marks an entry DEAD before it answers the request that replaced or removed it), it is the
+ * value, in one Read; otherwise the GET goes through the bucket. A GET of an unchanged key costs one Read, not two.
  *
  * <p>Thread safety: stateless; the key buffer must stay valid (not released) until the returned Mono terminates.
  */
@@ -50,9 +50,9 @@ public final class OneSidedGet {
     private record Verdict<T>(T value, boolean matched) {
     }
 
-    /** A hinted entry as read: whether it is intact and the key's, its stamp, and what it says. */
-    private record Guess<T>(boolean usable, int stamp, Verdict<T> verdict) {
-        static final Guess<?> UNUSABLE = new Guess<>(false, 0, null);
+    /** A hinted entry as read: whether it is intact, the key's and LIVE, and what it says. */
+    private record Guess<T>(boolean usable, Verdict<T> verdict) {
+        static final Guess<?> UNUSABLE = new Guess<>(false, null);
     }
 
     private OneSidedGet() {
@@ -78,33 +78,23 @@ public final class OneSidedGet {
         int hintLength = (int) hint;
         boolean hinted = hint != 0 && layout.inLog(hintOffset, hintLength);
         // Assembled anew for every attempt: a retry must issue new Reads, not resubscribe to the old ones.
-        return Mono.defer(() -> {
-            Mono<List<Slot>> bucket = reader.read(bucketOffset, BUCKET_SIZE).map(b -> candidates(b, layout, tag));
-            if (!hinted) {
-                return bucket.flatMap(slots -> entry(reader, slots, 0, hash, key, clock, decode, listener));
-            }
-            // Both Reads outstanding at once. The server may read their memory in either order (RFC 5040 §5.5,
-            // rule 20), so order proves nothing; the stamp does: each write has its own, so an intact entry with
-            // the stamp of the slot the bucket holds is exactly the entry that slot pointed to, current when the
-            // bucket was read, whenever the entry itself was read.
-            Mono<Guess<T>> guess = reader.read(hintOffset, hintLength)
-                    .map(e -> guess(e, hintLength, hash, key, clock, decode))
-                    // a hint outside a region smaller than it was (a new owner): no guess, the bucket decides
-                    .onErrorResume(IllegalArgumentException.class, e -> Mono.just(unusable()));
-            return Mono.zip(bucket, guess).flatMap(both -> {
-                List<Slot> slots = both.getT1();
-                Guess<T> g = both.getT2();
-                for (Slot slot : slots) {
-                    if (g.usable && slot.offset == hintOffset && slot.length == hintLength && slot.stamp == g.stamp) {
-                        return Mono.justOrEmpty(g.verdict.value);
-                    }
-                }
-                return entry(reader, slots, 0, hash, key, clock, decode, listener);
-            });
-        }).retryWhen(Retry.max(maxRetries)
-                .filter(TornReadException.class::isInstance)
-                .doBeforeRetry(signal -> listener.retried())
-                .onRetryExhaustedThrow((spec, signal) -> signal.failure()));
+        Mono<T> throughBucket = Mono.defer(() -> reader.read(bucketOffset, BUCKET_SIZE)
+                        .map(b -> candidates(b, layout, tag))
+                        .flatMap(slots -> entry(reader, slots, 0, hash, key, clock, decode, listener)))
+                .retryWhen(Retry.max(maxRetries)
+                        .filter(TornReadException.class::isInstance)
+                        .doBeforeRetry(signal -> listener.retried())
+                        .onRetryExhaustedThrow((spec, signal) -> signal.failure()));
+        if (!hinted) {
+            return throughBucket;
+        }
+        // The entry alone, where it was last time: if it is intact, the key's and LIVE, it is the key's current
+        // value (see Entries); anything else, and the bucket decides.
+        return reader.read(hintOffset, hintLength)
+                .map(e -> guess(e, hintLength, hash, key, clock, decode))
+                // a hint outside a region smaller than it was (a new owner): no guess
+                .onErrorResume(IllegalArgumentException.class, e -> Mono.just(unusable()))
+                .flatMap(g -> g.usable ? Mono.justOrEmpty(g.verdict.value) : throughBucket);
     }
 
     @SuppressWarnings("unchecked")
@@ -137,6 +127,9 @@ public final class OneSidedGet {
             throw new TornReadException("bucket (short read)");
         }
         Buckets.verify(bucket, base);
+        if (Buckets.tableId(bucket, base) != layout.tableId()) {
+            throw new StaleLayoutException(layout.tableId(), Buckets.tableId(bucket, base));
+        }
         List<Slot> slots = new ArrayList<>(1);
         for (int s = 0; s < SLOTS; s++) {
             if (Buckets.tag(bucket, base, s) == tag) {
@@ -167,10 +160,10 @@ public final class OneSidedGet {
                                       Function<ByteBuf, T> decode) {
         int at = entry.readerIndex();
         if (entry.readableBytes() != length || !Entries.intact(entry, at, length) || Entries.hash(entry, at) != hash
-                || !Entries.keyEquals(entry, at, key)) {
+                || !Entries.keyEquals(entry, at, key) || Entries.state(entry, at) != Entries.LIVE) {
             return unusable();
         }
-        return new Guess<>(true, Entries.stamp(entry, at), decide(entry, at, key, clock, decode));
+        return new Guess<>(true, decide(entry, at, key, clock, decode));
     }
 
     private static <T> Verdict<T> decide(ByteBuf entry, int at, ByteBuf key, LongSupplier clock,

@@ -11,7 +11,7 @@ import io.netty.buffer.ByteBuf;
  * header (64 octets, at offset 0)
  *   0  u32 magic "RDC1"      4  u32 layout version (1)
  *   8  u32 bucket count     12  u32 slots per bucket (7)
- *  16  u32 bucket size (128) 20  u32 entry header size (32)
+ *  16  u32 bucket size (128) 20  u32 entry header size (40)
  *  24  u64 entry log offset 32  u64 entry log length
  *  40  u64 table id (random per format: a reader that sees it change re-reads the header)
  *  48  12 octets zero       60  u32 CRC-32C of octets 0..59
@@ -28,7 +28,7 @@ public final class TableLayout {
     public static final int SLOT_SIZE = 16;
     /** Octets of a bucket before its first slot: CRC-32C and version. */
     public static final int BUCKET_HEADER = 8;
-    public static final int ENTRY_HEADER = 32;
+    public static final int ENTRY_HEADER = 40;
     /** Entries start on 8-octet boundaries in the log. */
     public static final int ALIGN = 8;
     /** The smallest region worth a table: the header, one bucket and room for a few entries. */

@@ -99,6 +99,39 @@ class CacheTableTest {
         assertThat(table.size()).isZero();
     }
 
+    /** The entry the key's slot points to now. */
+    private int entryOf(String key) {
+        ByteBuf k = bytes(key);
+        long hash = KeyHash.of(k);
+        k.release();
+        int base = table.layout().bucketOffset(KeyHash.bucket(hash, table.layout().bucketCount()));
+        for (int s = 0; s < TableLayout.SLOTS; s++) {
+            if (Buckets.tag(region, base, s) == KeyHash.tag(hash)) {
+                return (int) Buckets.entryOffset(region, base, s);
+            }
+        }
+        return -1;
+    }
+
+    @Test
+    void anEntryIsLiveOnlyWhileItsSlotPointsToIt() {
+        put("a", "1", 0);
+        int first = entryOf("a");
+        assertThat(Entries.state(region, first)).isEqualTo(Entries.LIVE);
+        put("a", "2", 0);
+        int second = entryOf("a");
+        assertThat(second).isNotEqualTo(first);
+        assertThat(Entries.state(region, first)).as("replaced").isEqualTo(Entries.DEAD);
+        assertThat(Entries.state(region, second)).isEqualTo(Entries.LIVE);
+        delete("a");
+        assertThat(Entries.state(region, second)).as("deleted").isEqualTo(Entries.DEAD);
+        put("t", "x", now.get() + 10);
+        int expiring = entryOf("t");
+        now.addAndGet(10);
+        table.expire();
+        assertThat(Entries.state(region, expiring)).as("expired").isEqualTo(Entries.DEAD);
+    }
+
     @Test
     void putIfAbsentKeepsTheLiveValue() {
         ByteBuf k = bytes("k");

@@ -189,33 +189,60 @@ class OneSidedGetTest {
     }
 
     @Test
-    void aHintReadsBucketAndEntryTogetherAndCountsOnlyIfTheBucketAgrees() {
+    void aHintReadsTheLiveEntryAloneAndAnythingElseGoesThroughTheBucket() {
         put("k", "v1", 0);
         StepVerifier.create(hinted("k", 0)).expectNext("v1").verifyComplete();
-        assertThat(mostInFlight).as("without a hint: bucket, then entry").hasValue(1);
+        assertThat(readsIssued).as("without a hint: bucket, then entry").hasValue(2);
+        assertThat(mostInFlight).hasValue(1);
         long hint = located.get();
         assertThat(hint).isNotZero();
 
         StepVerifier.create(hinted("k", hint)).expectNext("v1").verifyComplete();
-        assertThat(mostInFlight).as("with a hint: both at once").hasValue(2);
-        assertThat(readsIssued).hasValue(4);
+        assertThat(readsIssued).as("with a hint: the LIVE entry alone").hasValue(3);
 
-        put("k", "v2", 0); // the entry moves: the stale hint's Read is wasted, the bucket's path reads the new one
+        put("k", "v2", 0); // the old entry is DEAD now: its Read is wasted, the bucket's path reads the new one
         StepVerifier.create(hinted("k", hint)).expectNext("v2").verifyComplete();
-        assertThat(readsIssued).hasValue(7);
+        assertThat(readsIssued).hasValue(6);
         assertThat(located.get()).isNotEqualTo(hint);
+        long newHint = located.get();
 
         ByteBuf deleted = bytes("k");
         table.delete(deleted);
         deleted.release();
-        // The old entry is still whole in the log, but no slot points to it any more: absent.
-        StepVerifier.create(hinted("k", located.get())).verifyComplete();
+        // The entry is still whole in the log, but DEAD, and no slot points to it: absent.
+        StepVerifier.create(hinted("k", newHint)).verifyComplete();
         assertThat(located.get()).isZero();
 
         put("other", "x", 0);
-        StepVerifier.create(hinted("other", hint)).expectNext("x").verifyComplete(); // another key's hint
+        StepVerifier.create(hinted("other", hint)).expectNext("x").verifyComplete(); // another key's entry
         StepVerifier.create(hinted("other", OneSidedGet.location(Integer.MAX_VALUE - 64, 64))).expectNext("x")
-                .verifyComplete(); // a hint outside the region
+                .verifyComplete(); // a hint outside the log
+        assertThat(mostInFlight).hasValue(1);
+        assertThat(retries).hasValue(0);
+    }
+
+    @Test
+    void aPendingEntryIsNotTakenAloneButThroughItsSlot() {
+        put("k", "v1", 0);
+        StepVerifier.create(hinted("k", 0)).expectNext("v1").verifyComplete();
+        long hint = located.get();
+        int at = (int) (hint >>> 32);
+        // As between writing an entry and pointing its slot to it: the entry alone does not count.
+        Entries.setState(region, at, Entries.PENDING);
+        int before = readsIssued.get();
+        StepVerifier.create(hinted("k", hint)).expectNext("v1").verifyComplete();
+        assertThat(readsIssued.get() - before).as("entry, then bucket and entry").isEqualTo(3);
+    }
+
+    @Test
+    void aLayoutOfAnotherTableIsToldApart() {
+        put("k", "v", 0);
+        TableLayout other = TableLayout.plan(region.capacity(), 64, 10); // same shape, another table id
+        ByteBuf k = bytes("k");
+        StepVerifier.create(OneSidedGet.lookup(this::copy, other, k, 0, now::get,
+                v -> v.toString(StandardCharsets.UTF_8), 3, listener)).expectError(StaleLayoutException.class)
+                .verify();
+        k.release();
         assertThat(retries).hasValue(0);
     }
 
