@@ -84,7 +84,7 @@ record CacheOptions(List<Integer> sizes, List<Integer> outstanding, Duration dur
         @Option(names = "--duration", paramLabel = "S", description = "seconds per measured phase (default: 2)")
         String duration;
         @Option(names = "--warmup", paramLabel = "S", description = "seconds each phase runs unmeasured first"
-                + " (default: 1)")
+                + " (default: 1; the first GET and SET of each store: 3 times as long, and 10 s at least)")
         String warmup;
         @Option(names = "--iterations", paramLabel = "N", description = "operations per measured phase instead"
                 + " of --duration")
