@@ -48,9 +48,14 @@ app.kubernetes.io/component: {{ index . 1 }}
 {{ include "softrdma.fullname" . }}-service-headless
 {{- end }}
 
-{{/* The stable DNS name of the service pod the clients use: <statefulset>-<ordinal>.<headless service>.<namespace>. */}}
-{{- define "softrdma.targetHost" -}}
-{{ include "softrdma.serviceName" . }}-{{ .Values.client.targetOrdinal }}.{{ include "softrdma.headlessName" . }}.{{ .Release.Namespace }}.svc.cluster.local
+{{/* The headless Service's DNS name: it resolves to every ready service pod, which the clients hash keys over. */}}
+{{- define "softrdma.headlessHost" -}}
+{{ include "softrdma.headlessName" . }}.{{ .Release.Namespace }}.svc.cluster.local
+{{- end }}
+
+{{/* The Secret holding the credential the clients present and the service grants rights to. */}}
+{{- define "softrdma.credentialSecret" -}}
+{{ .Values.auth.existingSecret | default (printf "%s-credential" (include "softrdma.fullname" .)) }}
 {{- end }}
 
 {{/* What the service's and the client's application.yaml share. */}}
@@ -76,9 +81,6 @@ management:
 spring:
   lifecycle:
     timeout-per-shutdown-phase: {{ sub .Values.terminationGracePeriodSeconds 5 | max 1 }}s
-remote-memory:
-  size: {{ .Values.service.regionSize }}
-  seed: {{ .Values.service.seed }}
 {{- end }}
 
 {{/* The service's application.yaml, before service.config is merged over it. */}}
@@ -88,12 +90,29 @@ server:
   port: {{ .Values.service.ports.http }}
   shutdown: graceful
 rdma:
+  # The memory server takes rdma.server.*'s settings (MPA, queue pair, TLS) on its own port.
+  {{- if .Values.tls.enabled }}
   server:
-    port: {{ .Values.service.ports.rdma }}
-    {{- if .Values.tls.enabled }}
     ssl:
       enabled: true
       bundle: rdma-server
+  {{- end }}
+  memory:
+    server:
+      port: {{ .Values.service.ports.rdma }}
+    regions:
+      {{- range $name, $region := .Values.service.regions }}
+      {{ $name }}:
+        size: {{ $region.size }}
+        access: {{ join "," $region.access }}
+      {{- end }}
+    {{- if .Values.service.cache.enabled }}
+    cache:
+      caches:
+        # The client's @Cacheable("products") cache, owned by each service pod for the keys that hash to it.
+        products:
+          size: {{ .Values.service.cache.size }}
+          default-ttl: {{ .Values.service.cache.defaultTtl }}
     {{- end }}
 {{- if .Values.tls.enabled }}
 spring.ssl.bundle.pem.rdma-server.keystore:
@@ -108,14 +127,19 @@ spring.ssl.bundle.pem.rdma-server.keystore:
 server:
   port: {{ .Values.client.ports.http }}
 rdma:
+  # RemoteMemory takes rdma.client.*'s settings (MPA, queue pair, TLS); the credential comes from the Secret.
+  {{- if .Values.tls.enabled }}
   client:
-    host: {{ include "softrdma.targetHost" . }}
-    port: {{ .Values.service.ports.rdma }}
-    {{- if .Values.tls.enabled }}
     ssl:
       enabled: true
       bundle: rdma-client
-    {{- end }}
+  {{- end }}
+  memory:
+    client:
+      # Every ready service pod, by DNS; the image's own application.yaml names localhost, which this empties.
+      servers: []
+      service: {{ include "softrdma.headlessHost" . }}
+      port: {{ .Values.service.ports.rdma }}
 {{- if .Values.tls.enabled }}
 spring.ssl.bundle.pem.rdma-client.truststore:
   certificate: file:/etc/softrdma/tls/ca.crt

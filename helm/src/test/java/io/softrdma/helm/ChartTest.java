@@ -16,6 +16,7 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServicePort;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
@@ -23,6 +24,7 @@ import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -86,16 +88,32 @@ class ChartTest {
 
         Deployment client = one(objects, Deployment.class, "demo-softrdma-remote-memory-client");
         Container cc = checkPod(client.getSpec().getTemplate(), "client", 8081);
-        String target = "demo-softrdma-remote-memory-service-0.demo-softrdma-remote-memory-service-headless"
-                + ".apps.svc.cluster.local";
-        assertThat(cc.getEnv()).anyMatch(e -> e.getName().equals("REMOTE_MEMORY_SERVICE_URL")
-                && e.getValue().equals("http://" + target + ":8080"));
+        // Both sides read the credential from the one Secret (made at install: see below): the client presents it,
+        // the service grants it.
+        assertThat(cc.getEnv()).anyMatch(e -> e.getName().equals("RDMA_MEMORY_CLIENT_CREDENTIAL")
+                && e.getValueFrom().getSecretKeyRef().getName().equals("demo-softrdma-remote-memory-credential")
+                && e.getValueFrom().getSecretKeyRef().getKey().equals("credential"));
+        assertThat(c.getEnv()).anyMatch(e -> e.getName().equals("REMOTE_MEMORY_CREDENTIAL")
+                && e.getValueFrom().getSecretKeyRef().getName().equals("demo-softrdma-remote-memory-credential"));
 
         ConfigMap config = one(objects, ConfigMap.class, "demo-softrdma-remote-memory-config");
-        assertThat(config.getData().get("service.yaml")).contains("port: 7471", "port: 8080",
-                "include: readinessState,rdma", "timeout-per-shutdown-phase: 25s", "size: 1MB")
-                .doesNotContain("ssl");
-        assertThat(config.getData().get("client.yaml")).contains("host: " + target, "port: 7471");
+        Map<String, Object> serviceYaml = Charts.yaml(config.getData().get("service.yaml"));
+        assertThat(Charts.at(serviceYaml, "rdma.memory.server.port")).isEqualTo(7471);
+        assertThat(Charts.at(serviceYaml, "rdma.memory.regions.counters.size")).isEqualTo("4KB");
+        assertThat(Charts.at(serviceYaml, "rdma.memory.regions.counters.access")).isEqualTo("read,write,atomic");
+        assertThat(Charts.at(serviceYaml, "rdma.memory.regions.prices.access")).isEqualTo("read");
+        assertThat(Charts.at(serviceYaml, "rdma.memory.cache.caches.products.size")).isEqualTo("16MB");
+        assertThat(Charts.at(serviceYaml, "rdma.memory.cache.caches.products.default-ttl")).isEqualTo("10m");
+        assertThat(Charts.at(serviceYaml, "rdma.server")).as("no plain RDMA server, no TLS").isNull();
+        assertThat(config.getData().get("service.yaml")).contains("port: 8080", "include: readinessState,rdma",
+                "timeout-per-shutdown-phase: 25s").doesNotContain("ssl");
+        Map<String, Object> clientYaml = Charts.yaml(config.getData().get("client.yaml"));
+        assertThat(Charts.at(clientYaml, "rdma.memory.client.service"))
+                .as("the headless Service: every ready service pod")
+                .isEqualTo("demo-softrdma-remote-memory-service-headless.apps.svc.cluster.local");
+        assertThat(Charts.at(clientYaml, "rdma.memory.client.port")).isEqualTo(7471);
+        assertThat(Charts.at(clientYaml, "rdma.memory.client.servers")).as("the image's localhost, emptied")
+                .isEqualTo(List.of());
 
         NetworkPolicy policy = one(objects, NetworkPolicy.class, "demo-softrdma-remote-memory-service");
         assertThat(policy.getSpec().getPodSelector().getMatchLabels()).containsEntry("app.kubernetes.io/component",
@@ -121,8 +139,21 @@ class ChartTest {
         assertThat(notes).contains("demo-softrdma-remote-memory-service:7471",
                 "demo-softrdma-remote-memory-service-<N>.demo-softrdma-remote-memory-service-headless.apps.svc"
                         + ".cluster.local:7471",
+                "Every pod (DNS):     demo-softrdma-remote-memory-service-headless.apps.svc.cluster.local:7471",
+                "the regions counters, prices and an RDMA cache of 16MB",
+                "Secret demo-softrdma-remote-memory-credential, key credential",
                 "kubectl port-forward -n apps demo-softrdma-remote-memory-service-0 8080",
                 "only this release's client pods to the RDMA port 7471", "helm test -n apps demo");
+    }
+
+    @Test
+    void theCredentialIsMadeOnceAtInstallAndKept() throws Exception {
+        String template = Files.readString(CHART.resolve("templates/secret.yaml"));
+        assertThat(template).contains("helm.sh/hook: pre-install", "helm.sh/resource-policy: keep");
+        Secret secret = one(Charts.parse(Charts.renderHook(CHART, "templates/secret.yaml")), Secret.class,
+                "demo-softrdma-remote-memory-credential");
+        noUnknownFields(secret, "the credential Secret");
+        assertThat(Base64.getDecoder().decode(secret.getData().get("credential"))).hasSize(32);
     }
 
     @Test
@@ -134,7 +165,7 @@ class ChartTest {
         assertThat(pod.getSpec().getContainers().get(0).getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
         assertThat(String.join(" ", pod.getSpec().getContainers().get(0).getCommand()))
                 .contains("http://demo-softrdma-remote-memory-service:8080/actuator/health/readiness",
-                        "http://demo-softrdma-remote-memory-service:8080/region");
+                        "http://demo-softrdma-remote-memory-service:8080/regions");
     }
 
     @Test
@@ -161,16 +192,22 @@ class ChartTest {
         Deployment client = one(objects, Deployment.class, "rm-client");
         assertThat(client.getSpec().getReplicas()).isEqualTo(2);
         Container cc = checkPod(client.getSpec().getTemplate(), "client", 18081);
-        assertThat(cc.getEnv()).anyMatch(e -> e.getName().equals("REMOTE_MEMORY_SERVICE_URL")
-                && e.getValue().equals("http://rm-service-2.rm-service-headless.apps.svc.cluster.local:18080"));
+        assertThat(objects).as("the credential is the existing Secret's").noneMatch(o -> o instanceof Secret);
+        assertThat(cc.getEnv()).anyMatch(e -> e.getName().equals("RDMA_MEMORY_CLIENT_CREDENTIAL")
+                && e.getValueFrom().getSecretKeyRef().getName().equals("rm-credential"));
 
         ConfigMap config = one(objects, ConfigMap.class, "rm-config");
         // The values' service.config merged over the chart's own settings; TLS from the mounted Secret.
         assertThat(config.getData().get("service.yaml")).contains("port: 17471", "ird: 32", "inline-size: 8KB",
-                "bundle: rdma-server", "file:/etc/softrdma/tls/tls.crt", "timeout-per-shutdown-phase: 55s",
-                "size: 8MB");
-        assertThat(config.getData().get("client.yaml")).contains("bundle: rdma-client", "file:/etc/softrdma/tls/ca.crt",
-                "host: rm-service-2.rm-service-headless.apps.svc.cluster.local", "port: 17471");
+                "bundle: rdma-server", "file:/etc/softrdma/tls/tls.crt", "timeout-per-shutdown-phase: 55s");
+        Map<String, Object> serviceYaml = Charts.yaml(config.getData().get("service.yaml"));
+        assertThat(Charts.at(serviceYaml, "rdma.memory.regions.sessions.size")).isEqualTo("8MB");
+        assertThat(Charts.at(serviceYaml, "rdma.memory.regions.sessions.access")).isEqualTo("read,write");
+        assertThat(Charts.at(serviceYaml, "rdma.memory.cache.caches.products.size")).isEqualTo("256MB");
+        assertThat(Charts.at(serviceYaml, "rdma.server.ssl.enabled")).isEqualTo(true);
+        assertThat(config.getData().get("client.yaml")).contains("bundle: rdma-client",
+                "file:/etc/softrdma/tls/ca.crt", "service: rm-service-headless.apps.svc.cluster.local",
+                "port: 17471");
 
         GenericKubernetesResource monitor = all(objects, GenericKubernetesResource.class).stream()
                 .filter(o -> o.getKind().equals("ServiceMonitor")).findFirst().orElseThrow();
@@ -202,6 +239,13 @@ class ChartTest {
                 .hasMessageContaining("values don't meet the specifications of the schema")
                 .hasMessageContaining("replicaCount")
                 .hasMessageContaining("rdma");
+    }
+
+    @Test
+    void theSchemaRefusesARightRdmaDoesNotHave() {
+        assertThatThrownBy(() -> render(VALUES.resolve("values-bad-region.yaml")))
+                .hasMessageContaining("values don't meet the specifications of the schema")
+                .hasMessageContaining("/service/regions/counters/access/1").hasMessageContaining("atomic");
     }
 
     @Test

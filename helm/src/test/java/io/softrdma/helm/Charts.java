@@ -121,25 +121,31 @@ final class Charts {
      * The original must carry the test hook.
      */
     static Pod testPod(Path chart, String testTemplate) throws IOException {
-        Path test = chart.resolve(testTemplate);
-        String template = Files.readString(test);
-        assertThat(template).contains("helm.sh/hook: test");
+        assertThat(Files.readString(chart.resolve(testTemplate))).contains("helm.sh/hook: test");
+        Pod pod = null;
+        for (String doc : renderHook(chart, testTemplate).split("(?m)^---\\s*$")) {
+            if (doc.contains("kind: Pod")) {
+                pod = YAML.unmarshal(doc, Pod.class);
+            }
+        }
+        assertThat(pod).as("the test pod").isNotNull();
+        noUnknownFields(pod, "test pod");
+        return pod;
+    }
+
+    /**
+     * The chart's manifests with the hook {@code hookTemplate} among them: {@code helm template} leaves hooks out, so
+     * the template is rendered from a copy of the chart without its {@code helm.sh/hook} annotations.
+     */
+    static String renderHook(Path chart, String hookTemplate) throws IOException {
+        String template = Files.readString(chart.resolve(hookTemplate));
+        assertThat(template).contains("helm.sh/hook");
         Path copy = Files.createTempDirectory("chart");
         try {
             copyTree(chart, copy);
-            Files.writeString(copy.resolve(testTemplate), template.lines().filter(l -> !l.contains("helm.sh/hook"))
+            Files.writeString(copy.resolve(hookTemplate), template.lines().filter(l -> !l.contains("helm.sh/hook"))
                     .reduce("", (x, y) -> x + y + "\n"));
-            String manifests = new Helm(copy).template().withName("demo").withNamespace("apps")
-                    .withKubeVersion("1.31.0").call();
-            Pod pod = null;
-            for (String doc : manifests.split("(?m)^---\\s*$")) {
-                if (doc.contains("kind: Pod")) {
-                    pod = YAML.unmarshal(doc, Pod.class);
-                }
-            }
-            assertThat(pod).as("the test pod").isNotNull();
-            noUnknownFields(pod, "test pod");
-            return pod;
+            return new Helm(copy).template().withName("demo").withNamespace("apps").withKubeVersion("1.31.0").call();
         } finally {
             try (var walk = Files.walk(copy)) {
                 walk.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());

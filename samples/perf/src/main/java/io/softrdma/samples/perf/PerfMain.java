@@ -50,6 +50,10 @@ public final class PerfMain {
             // Sampled leak records capture stack traces: not what a measurement should include.
             ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.DISABLED);
         }
+        if (CacheOptions.isCacheRun(args)) {
+            CachePerf.main(args); // its own options: RdmaCache against Redis
+            return;
+        }
         if (List.of(args).contains("--help")) {
             System.out.print(PerfOptions.USAGE);
             return;

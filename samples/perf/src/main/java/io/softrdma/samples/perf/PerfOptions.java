@@ -136,7 +136,8 @@ record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Durat
         @Option(names = "--test", paramLabel = "write|read|send|atomic|request|ff|rr|stream|all", description =
                 "tests to run, comma separated (default: all); the verbs have write, read, send and atomic, the"
                 + " reactive API send, request and atomic, the rsocket API ff (fire-and-forget), rr"
-                + " (request-response) and stream (request-stream). atomic: rows fetch-add (adds 1) and"
+                + " (request-response) and stream (request-stream); cache alone: RdmaCache against Redis, its own"
+                + " options (--test cache --help). atomic: rows fetch-add (adds 1) and"
                 + " compare-swap (bandwidth: expects 0, swaps in 0; latency: a serial increment), ORD in flight,"
                 + " on one 8-octet word, run once whatever --size says, the word checked after each phase; raw TCP:"
                 + " 52-octet requests answered with 12 octets")

@@ -1,20 +1,21 @@
 package io.softrdma.samples.remotememory;
 
-import io.softrdma.reactive.RdmaClient;
-import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.cache.annotation.EnableCaching;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Profile;
-import org.springframework.web.reactive.function.client.WebClient;
 
-/** The client side: the check that reads and writes the service's region. */
+/**
+ * The client side: {@code RemoteMemory} and the {@code RdmaCacheManager} are the starter's beans, from
+ * {@code rdma.memory.client.*} and {@code rdma.memory.cache.*}; caching is Spring's, switched on here.
+ */
 @Configuration(proxyBeanMethods = false)
 @Profile("client")
+@EnableCaching
 public class ClientConfiguration {
 
-    @Bean(destroyMethod = "close")
-    RemoteMemoryCheck remoteMemoryCheck(RdmaClient client, RemoteMemoryProperties properties,
-            ConfigurableApplicationContext context) {
-        return new RemoteMemoryCheck(client, properties, WebClient.builder(), context);
+    @Bean(destroyMethod = "stop")
+    StorefrontRounds storefrontRounds(Storefront storefront, ProductCatalog catalog, SampleProperties sample) {
+        return new StorefrontRounds(storefront, catalog, sample);
     }
 }

@@ -5,12 +5,14 @@ import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 
 /**
- * The remote-memory sample: with the {@code service} profile (the default) a service that lends a memory region
- * to every RDMA client and tells each its handle, over RDMA and over HTTP; with the {@code client} profile a
- * client that RDMA-Reads and RDMA-Writes that memory and checks it against the service's own checksum.
+ * The remote-memory sample, SoftRDMA's remote memory as a product: with the {@code service} profile (the default) a
+ * service that owns named regions ({@code counters}, {@code prices}) and an RDMA cache ({@code products}), declared
+ * in {@code application.yaml}; with the {@code client} profile a storefront that counts visits with a remote
+ * Fetch-and-Add, reads prices as versioned records, and caches products with {@code @Cacheable} — one-sided, the
+ * service's code never running for a read.
  */
 @SpringBootApplication
-@EnableConfigurationProperties(RemoteMemoryProperties.class)
+@EnableConfigurationProperties(SampleProperties.class)
 public class RemoteMemoryApplication {
 
     /**

@@ -3,64 +3,94 @@ package io.softrdma.samples.remotememory;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.softrdma.spring.memory.RdmaMemoryServer;
+import io.softrdma.testing.HttpProbe;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import io.softrdma.testing.HttpProbe;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
- * Both applications of the sample on loopback, as they run in production but in one JVM: the service lends its
- * region, the client RDMA-Reads and RDMA-Writes it and checks it against the service's checksum, round after round;
- * then both report UP on {@code /actuator/health} and SoftRDMA's meters on {@code /actuator/prometheus}.
+ * Both applications of the sample on loopback, as they run in production but in one JVM: the service owns its regions
+ * and its cache; the storefront counts visits, reads prices and caches products, round after round, all checked;
+ * the service sees the visits in its own memory; both report UP with SoftRDMA's meters; and a client without the
+ * credential is refused.
  */
 class RemoteMemoryEndToEndTest {
     @Test
-    void theClientReadsAndWritesTheServicesMemoryAndBothAreHealthyAndMeasured() throws Exception {
+    void theStorefrontUsesTheServicesRegionsAndCacheOneSided() throws Exception {
         try (ConfigurableApplicationContext service = new SpringApplicationBuilder(RemoteMemoryApplication.class)
-                .profiles("service").run("--server.port=0", "--rdma.server.port=0", "--rdma.server.address=127.0.0.1",
-                        "--remote-memory.size=256KB")) {
+                .profiles("service").run("--server.port=0", "--rdma.memory.server.port=0",
+                        "--rdma.memory.server.address=127.0.0.1", "--remote-memory.interval=100ms")) {
             int serviceHttp = service.getEnvironment().getRequiredProperty("local.server.port", Integer.class);
-            int serviceRdma = service.getEnvironment().getRequiredProperty("local.rdma.server.port", Integer.class);
+            int serviceRdma = service.getEnvironment().getRequiredProperty(RdmaMemoryServer.PORT_PROPERTY,
+                    Integer.class);
+            // The client configured as the Helm chart configures it: a client.yaml over the image's application.yaml
+            // that empties the server list and names the service whose addresses are the servers.
+            Path clientYaml = Files.createTempFile("client", ".yaml");
+            Files.writeString(clientYaml, String.join("\n", "rdma:", "  memory:", "    client:", "      servers: []",
+                    "      service: 127.0.0.1", "      port: " + serviceRdma, ""));
             try (ConfigurableApplicationContext client = new SpringApplicationBuilder(RemoteMemoryApplication.class)
-                    .profiles("client").run("--server.port=0", "--rdma.client.host=127.0.0.1",
-                            "--rdma.client.port=" + serviceRdma, "--remote-memory.size=256KB",
-                            "--remote-memory.service-url=http://127.0.0.1:" + serviceHttp,
-                            "--remote-memory.interval=100ms", "--remote-memory.rounds=0")) {
-                RemoteMemoryCheck check = client.getBean(RemoteMemoryCheck.class);
-                await().atMost(Duration.ofSeconds(60)).until(() -> check.results().size() >= 3);
-                List<RemoteMemoryCheck.Result> results = check.results();
-                assertThat(results).hasSizeGreaterThanOrEqualTo(3);
+                    .profiles("client").run("--server.port=0", "--spring.config.additional-location=file:" + clientYaml,
+                            "--remote-memory.interval=100ms")) {
+                StorefrontRounds rounds = client.getBean(StorefrontRounds.class);
+                await().atMost(Duration.ofSeconds(60)).until(() -> rounds.results().size() >= 3);
+                List<StorefrontRounds.Result> results = rounds.results();
                 assertThat(results).allSatisfy(r -> assertThat(r.passed()).as(r.detail()).isTrue());
+                rounds.stop();
+
+                // The visits are in the service's memory, counted by the client's Fetch-and-Adds alone.
+                RdmaMemoryServer memory = service.getBean(RdmaMemoryServer.class);
+                int done = rounds.results().size();
+                assertThat(memory.region("counters").getLong(Layout.VISITS)).isEqualTo(done);
+                String regions = HttpProbe.get(serviceHttp, "/regions");
+                assertThat(regions).contains("\"counters\":{\"size\":4096", "\"prices\":{\"size\":65536",
+                        "\"cache.products\":{", "\"visits\":" + done);
+                // Products were loaded once each, whatever the rounds looked up twice: the rest came from the cache.
+                ProductCatalog catalog = client.getBean(ProductCatalog.class);
+                assertThat(catalog.loads()).isLessThanOrEqualTo(3 * done);
 
                 int clientHttp = client.getEnvironment().getRequiredProperty("local.server.port", Integer.class);
                 for (int port : new int[] {serviceHttp, clientHttp}) {
-                    String health = HttpProbe.get(port, "/actuator/health");
-                    assertThat(health).startsWith("{").contains("\"status\":\"UP\"").contains("\"rdma\":{");
+                    assertThat(HttpProbe.get(port, "/actuator/health")).startsWith("{")
+                            .contains("\"status\":\"UP\"").contains("\"rdma\":{");
                 }
-                assertThat(HttpProbe.get(serviceHttp, "/actuator/health")).contains("\"listening\":true");
-
+                assertThat(HttpProbe.get(serviceHttp, "/actuator/health")).contains(
+                        "\"memory\":{\"listening\":true,\"port\":" + serviceRdma + ",\"connections\":1}");
                 String served = HttpProbe.get(serviceHttp, "/actuator/prometheus");
                 assertThat(HttpProbe.sample(served, "rdma_connections{peer=\"none\",role=\"server\"}")).isEqualTo(1);
-                assertThat(HttpProbe.sample(served, "rdma_bytes_total{direction=\"sent\",opcode=\"read.response\",peer=\"none\",role=\"server\"}"))
-                        .isGreaterThanOrEqualTo(3 * 256 * 1024);
-                assertThat(HttpProbe.sample(served, "rdma_bytes_total{direction=\"received\",opcode=\"write\",peer=\"none\",role=\"server\"}"))
-                        .isGreaterThanOrEqualTo(3 * 64 * 1024);
-                assertThat(HttpProbe.sample(served, "rdma_reads_ird_reads{peer=\"none\",role=\"server\"}")).isPositive();
-                assertThat(HttpProbe.sample(served, "rdma_credits_granted_credits{peer=\"none\",role=\"server\"}")).isPositive();
-
+                assertThat(HttpProbe.sample(served, "rdma_reads_ird_reads{peer=\"none\",role=\"server\"}"))
+                        .isPositive();
                 String used = HttpProbe.get(clientHttp, "/actuator/prometheus");
                 assertThat(HttpProbe.sample(used, "rdma_operation_seconds_count{operation=\"read\",outcome=\"success\","
                         + "peer=\"none\",role=\"client\"}")).isGreaterThanOrEqualTo(3);
-                assertThat(HttpProbe.sample(used, "rdma_operation_seconds_count{operation=\"write\",outcome=\"success\","
-                        + "peer=\"none\",role=\"client\"}")).isGreaterThanOrEqualTo(3);
-                assertThat(HttpProbe.sample(used, "rdma_reads_ord_reads{peer=\"none\",role=\"client\"}")).isPositive();
-                assertThat(HttpProbe.sample(used, "rdma_reads_outstanding_reads{peer=\"none\",role=\"client\"}")).isGreaterThanOrEqualTo(0);
-                // (rdma_terminates appears with the first Terminate: its tags are the Terminate's Layer/EType/Code.)
-                assertThat(used).contains("rdma_credits_available_credits{peer=\"none\",role=\"client\"}",
-                        "rdma_startup_failures_connections_total{peer=\"none\",reason=\"rejected\",role=\"client\"}");
+                // The cache's meters: hits answered by RDMA Reads alone.
+                assertThat(metric(used, "cache_rdma_gets_one_sided_total", "cache=\"products\""))
+                        .isGreaterThanOrEqualTo(3);
+                assertThat(metric(used, "cache_gets_total", "result=\"hit\"")).isGreaterThanOrEqualTo(3);
+            } finally {
+                Files.delete(clientYaml);
+            }
+
+            // Without the credential, the service's policy refuses, and the rounds say so.
+            try (ConfigurableApplicationContext stranger = new SpringApplicationBuilder(RemoteMemoryApplication.class)
+                    .profiles("client").run("--server.port=0", "--rdma.memory.client.servers=127.0.0.1:"
+                            + service.getEnvironment().getRequiredProperty(RdmaMemoryServer.PORT_PROPERTY),
+                            "--rdma.memory.client.credential=stranger", "--remote-memory.interval=100ms")) {
+                StorefrontRounds rounds = stranger.getBean(StorefrontRounds.class);
+                await().atMost(Duration.ofSeconds(60)).until(() -> !rounds.results().isEmpty());
+                assertThat(rounds.results().get(0).passed()).isFalse();
+                assertThat(rounds.results().get(0).detail()).contains("counters");
             }
         }
+    }
+
+    /** The sum of the series of {@code name} whose labels include {@code label}. */
+    private static double metric(String prometheus, String name, String label) {
+        return prometheus.lines().filter(l -> l.startsWith(name + "{") && l.contains(label))
+                .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
     }
 }
