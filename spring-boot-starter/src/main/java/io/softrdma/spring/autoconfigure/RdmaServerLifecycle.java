@@ -3,13 +3,11 @@ package io.softrdma.spring.autoconfigure;
 import io.softrdma.reactive.DisposableRdmaServer;
 import io.softrdma.reactive.RdmaServer;
 import java.time.Duration;
-import java.util.Map;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.context.SmartLifecycle;
+import io.softrdma.spring.internal.ServerLifecycles;
 import org.springframework.core.env.ConfigurableEnvironment;
-import org.springframework.core.env.MapPropertySource;
-import org.springframework.core.env.PropertySource;
 
 /**
  * Binds the {@link RdmaServer} when the application starts and drains it when the application stops: it stops
@@ -52,17 +50,7 @@ public class RdmaServerLifecycle implements SmartLifecycle {
         DisposableRdmaServer b = server.bindNow();
         bound = b;
         log.info("SoftRDMA server listening on " + b.address());
-        if (environment != null) {
-            PropertySource<?> source = environment.getPropertySources().get("rdma.server");
-            if (source == null) {
-                environment.getPropertySources().addFirst(new MapPropertySource("rdma.server",
-                        new java.util.HashMap<>(Map.of(PORT_PROPERTY, b.port()))));
-            } else {
-                @SuppressWarnings("unchecked")
-                Map<String, Object> map = (Map<String, Object>) source.getSource();
-                map.put(PORT_PROPERTY, b.port());
-            }
-        }
+        ServerLifecycles.publishPort(environment, "rdma.server", PORT_PROPERTY, b.port());
     }
 
     @Override
@@ -80,15 +68,7 @@ public class RdmaServerLifecycle implements SmartLifecycle {
             callback.run();
             return;
         }
-        Thread t = new Thread(() -> {
-            try {
-                drain(b);
-            } finally {
-                callback.run();
-            }
-        }, "rdma-server-drain");
-        t.setDaemon(true);
-        t.start();
+        ServerLifecycles.drainOffThread(() -> drain(b), callback, "rdma-server-drain");
     }
 
     private void drain(DisposableRdmaServer b) {

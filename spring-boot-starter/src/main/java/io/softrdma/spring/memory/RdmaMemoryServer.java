@@ -6,16 +6,14 @@ import io.softrdma.memory.ServerRegion;
 import io.softrdma.memory.cache.CacheOwner;
 import io.softrdma.spring.autoconfigure.RdmaServerStatus;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.context.SmartLifecycle;
+import io.softrdma.spring.internal.ServerLifecycles;
 import org.springframework.core.env.ConfigurableEnvironment;
-import org.springframework.core.env.MapPropertySource;
-import org.springframework.core.env.PropertySource;
 
 /**
  * The application's memory server: binds the {@link MemoryServer} when the application starts, and drains it when
@@ -92,17 +90,7 @@ public class RdmaMemoryServer implements SmartLifecycle, RdmaServerStatus {
         }
         bound = b;
         log.info("SoftRDMA memory server listening on " + b.address() + " with regions " + b.regionNames());
-        if (environment != null) {
-            PropertySource<?> source = environment.getPropertySources().get("rdma.memory.server");
-            if (source == null) {
-                environment.getPropertySources().addFirst(new MapPropertySource("rdma.memory.server",
-                        new HashMap<>(Map.of(PORT_PROPERTY, b.port()))));
-            } else {
-                @SuppressWarnings("unchecked")
-                Map<String, Object> map = (Map<String, Object>) source.getSource();
-                map.put(PORT_PROPERTY, b.port());
-            }
-        }
+        ServerLifecycles.publishPort(environment, "rdma.memory.server", PORT_PROPERTY, b.port());
     }
 
     @Override
@@ -120,16 +108,7 @@ public class RdmaMemoryServer implements SmartLifecycle, RdmaServerStatus {
             callback.run();
             return;
         }
-        // Draining waits for sessions: not on the thread that stops the other lifecycle beans of this phase.
-        Thread t = new Thread(() -> {
-            try {
-                drain(b);
-            } finally {
-                callback.run();
-            }
-        }, "rdma-memory-server-drain");
-        t.setDaemon(true);
-        t.start();
+        ServerLifecycles.drainOffThread(() -> drain(b), callback, "rdma-memory-server-drain");
     }
 
     private void drain(DisposableMemoryServer b) {

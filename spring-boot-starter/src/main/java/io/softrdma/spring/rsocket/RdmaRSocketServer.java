@@ -9,8 +9,6 @@ import io.softrdma.rsocket.RdmaServerTransport;
 import io.softrdma.spring.autoconfigure.RdmaServerStatus;
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.HashMap;
-import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
@@ -18,10 +16,9 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.context.EnvironmentAware;
 import org.springframework.context.SmartLifecycle;
+import io.softrdma.spring.internal.ServerLifecycles;
 import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.Environment;
-import org.springframework.core.env.MapPropertySource;
-import org.springframework.core.env.PropertySource;
 
 /**
  * An RSocket server over SoftRDMA, started and drained with the application. The auto-configuration makes one when
@@ -95,23 +92,7 @@ public class RdmaRSocketServer implements SmartLifecycle, EnvironmentAware, Rdma
         requests = inFlight;
         bound = b;
         log.info("RSocket server over SoftRDMA listening on " + b.address());
-        publishPort(b.address().getPort());
-    }
-
-    private void publishPort(int port) {
-        ConfigurableEnvironment env = environment;
-        if (env == null) {
-            return;
-        }
-        PropertySource<?> source = env.getPropertySources().get("rdma.rsocket.server");
-        if (source == null) {
-            env.getPropertySources().addFirst(new MapPropertySource("rdma.rsocket.server",
-                    new HashMap<>(Map.of(PORT_PROPERTY, port))));
-        } else {
-            @SuppressWarnings("unchecked")
-            Map<String, Object> map = (Map<String, Object>) source.getSource();
-            map.put(PORT_PROPERTY, port);
-        }
+        ServerLifecycles.publishPort(environment, "rdma.rsocket.server", PORT_PROPERTY, b.address().getPort());
     }
 
     @Override
@@ -129,16 +110,7 @@ public class RdmaRSocketServer implements SmartLifecycle, EnvironmentAware, Rdma
             callback.run();
             return;
         }
-        // The context stops the beans of one phase together and waits for the callbacks: drain off its thread.
-        Thread t = new Thread(() -> {
-            try {
-                drain(b);
-            } finally {
-                callback.run();
-            }
-        }, "rdma-rsocket-server-drain");
-        t.setDaemon(true);
-        t.start();
+        ServerLifecycles.drainOffThread(() -> drain(b), callback, "rdma-rsocket-server-drain");
     }
 
     private void drain(CloseableRdmaServer b) {
