@@ -18,21 +18,21 @@ final class InboundStream {
     private final MessagingEngine engine;
     private final EventLoop loop;
     private final CreditWindow window;
-    private final ArrayDeque<Held> held = new ArrayDeque<>();
+    /**
+     * Messages waiting for demand, in order: a {@code ByteBuf}, or a {@link Held} for a LARGE message (whose buffer
+     * comes once it has been read). A plain message waits as itself, so holding one allocates nothing.
+     */
+    private final ArrayDeque<Object> held = new ArrayDeque<>();
+    /**
+     * For each of {@link #held}, whether delivering it frees a receive buffer: a message of a BATCH other than its
+     * first does not (the first paid for it). Boolean's two constants: no allocation.
+     */
+    private final ArrayDeque<Boolean> freesBuffer = new ArrayDeque<>();
     private final DemandStream<ByteBuf> stream;
 
-    /**
-     * A message waiting for demand. {@code message} is null while a LARGE message is still being read; a message of
-     * a BATCH other than its first does not free a receive buffer when delivered (the first paid for it).
-     */
+    /** A LARGE message's place in the stream: {@code message} is null while it is still being read. */
     private final class Held implements LargeMessages.Arrival {
         ByteBuf message;
-        final boolean freesBuffer;
-
-        Held(ByteBuf message, boolean freesBuffer) {
-            this.message = message;
-            this.freesBuffer = freesBuffer;
-        }
 
         @Override
         public void arrived(ByteBuf m) {
@@ -61,25 +61,28 @@ final class InboundStream {
         if (held.isEmpty() && stream.wants()) {
             stream.emit(message, freesBuffer);
         } else {
-            held.add(new Held(message, freesBuffer));
+            held.add(message);
+            this.freesBuffer.add(freesBuffer);
         }
     }
 
     /** A LARGE message was announced: its place in the stream, filled once it has been read. */
     LargeMessages.Arrival place() {
-        Held h = new Held(null, true);
+        Held h = new Held();
         held.add(h);
+        freesBuffer.add(Boolean.TRUE);
         return h;
     }
 
     private void drain() {
-        Held head;
+        Object head;
         while ((head = held.peek()) != null && stream.wants()) {
-            if (head.message == null) {
+            ByteBuf message = head instanceof Held h ? h.message : (ByteBuf) head;
+            if (message == null) {
                 return; // still being read: what came after it waits
             }
             held.poll();
-            stream.emit(head.message, head.freesBuffer);
+            stream.emit(message, freesBuffer.poll());
         }
     }
 
@@ -94,12 +97,14 @@ final class InboundStream {
 
     /** The session ended: held messages are released and the subscriber hears why. */
     void end(Throwable cause) {
-        for (Held h : held) {
-            if (h.message != null) {
-                h.message.release();
+        for (Object o : held) {
+            ByteBuf message = o instanceof Held h ? h.message : (ByteBuf) o;
+            if (message != null) {
+                message.release();
             }
         }
         held.clear();
+        freesBuffer.clear();
         stream.end(cause);
     }
 }

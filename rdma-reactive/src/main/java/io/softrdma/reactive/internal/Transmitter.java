@@ -18,6 +18,7 @@ import io.softrdma.verbs.WorkCompletion;
 import io.softrdma.verbs.WorkCompletionStatus;
 import java.util.ArrayDeque;
 import java.util.Arrays;
+import java.util.List;
 import java.util.function.IntConsumer;
 
 /**
@@ -163,7 +164,9 @@ final class Transmitter {
             }
             long wrId = context.register(slot);
             try {
-                SendWorkRequest wr = SendWorkRequest.send(wrId, new ScatterGatherEntry(slot.region, offset, length));
+                // List.of(one entry), not the varargs factory: no array per Send.
+                SendWorkRequest wr = SendWorkRequest.send(wrId,
+                        List.of(new ScatterGatherEntry(slot.region, offset, length)));
                 qp.postSend(o.invalidateStag != 0 ? wr.withInvalidate(o.invalidateStag) : wr);
             } catch (RuntimeException e) {
                 context.unregister(wrId);
