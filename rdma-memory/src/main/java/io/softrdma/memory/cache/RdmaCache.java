@@ -54,6 +54,11 @@ import reactor.util.retry.Retry;
  * Builder#locationHints}), so a GET of an unchanged key reads its entry alone: one RDMA Read. Equal keys must encode
  * to equal octets (the codec's job; JSON of records and strings does).
  *
+ * <p>Why this class is long: it is the cache's whole client — GET with its lease re-resolution, location hints and
+ * fall-back to the owner, the requests PUT, PUT_IF_ABSENT, DELETE and CLEAR, the statistics, and the builder — kept
+ * together because each operation shares the key encoding and server choice; the table's layout and the one-sided
+ * lookup itself live in {@code cache.internal}.
+ *
  * <p>Thread safety: all methods may be called from any thread. Buffers: none cross this API; values are decoded from
  * the library's buffers before they are released.
  */
