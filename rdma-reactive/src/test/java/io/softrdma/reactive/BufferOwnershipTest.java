@@ -8,6 +8,7 @@ import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.softrdma.verbs.Access;
 import io.softrdma.verbs.RemoteMemory;
+import io.softrdma.rdmap.RdmapOpcode;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -17,6 +18,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
@@ -138,6 +140,45 @@ class BufferOwnershipTest {
         StepVerifier.create(pair.serverSession.receive().take(30).map(b -> b.getLong(b.readerIndex())))
                 .expectNextSequence(java.util.stream.LongStream.range(10, 40).boxed().toList()).expectComplete()
                 .verify(TIMEOUT);
+    }
+
+    /**
+     * Messages that arrive together in one BATCH (docs/protocol.md) are separate buffers: each kept message stays
+     * valid until its own release, whatever order they are released in, and the receive buffer they share goes back
+     * (as credit) only once the last of them is released.
+     */
+    @Test
+    void batchedMessagesReleasedInAnyOrderEachStayValidUntilTheirOwnRelease() {
+        int count = 120;
+        pair.client.send(Flux.range(0, count).map(i -> Unpooled.directBuffer(8).writeLong(i))).subscribe();
+        // Every tenth message is kept: at most 12 of the 16 receive buffers stay held, so the stream goes on.
+        List<ByteBuf> kept = pair.serverSession.receive().take(count)
+                .filter(b -> b.getLong(b.readerIndex()) % 10 == 0).map(ByteBuf::retain).collectList()
+                .block(TIMEOUT);
+        assertThat(kept).hasSize(count / 10);
+        long sends = pair.serverSession.statistics().counters().messages(RdmapOpcode.SEND, true)
+                + pair.serverSession.statistics().counters().messages(RdmapOpcode.SEND_WITH_SE, true);
+        assertThat(sends).as("Sends that carried %d messages (some must be BATCHes)", count).isLessThan(count);
+        for (int i = kept.size() - 1; i >= 0; i -= 2) {
+            kept.get(i).release();
+        }
+        // More traffic through the buffers that came back: none may land where a kept message still lives.
+        pair.client.send(Flux.range(0, 4 * count).map(i -> Unpooled.directBuffer(8).writeLong(-1))).subscribe();
+        StepVerifier.create(pair.serverSession.receive().take(4 * count).map(b -> b.getLong(b.readerIndex())))
+                .thenConsumeWhile(v -> v == -1).expectComplete().verify(TIMEOUT);
+        for (int i = 0; i < kept.size(); i += 2) {
+            ByteBuf b = kept.get(i);
+            assertThat(b.getLong(b.readerIndex())).as("message %d after the others' release", 10 * i)
+                    .isEqualTo(10L * i);
+            b.release();
+        }
+        // With demand outstanding, every buffer is posted again: none stayed held by a released message.
+        Disposable waiting = pair.serverSession.receive().subscribe();
+        try {
+            await().atMost(TIMEOUT).until(() -> pair.serverSession.statistics().receiveBuffersPosted() == 16);
+        } finally {
+            waiting.dispose();
+        }
     }
 
     /** Messages published on another thread and cancelled mid-stream: those the send discards are released. */

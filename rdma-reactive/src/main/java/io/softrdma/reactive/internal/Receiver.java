@@ -99,24 +99,21 @@ final class Receiver implements ReceiveSlots.Owner {
     }
 
     /**
-     * Hands on each message of a BATCH as a slice of the slot's view: the slot goes back once every one of them is
-     * released (they share the view's reference count). The first message handed on frees the buffer for the credit
+     * Hands on each message of a BATCH as a view of its own over the slot ({@link ReceiveSlots.Slot#part}): the slot
+     * goes back once every one of them is released. The first message handed on frees the buffer for the credit
      * count (docs/protocol.md, BATCH): the demand that took it paid for the buffer, as for a single message; the
      * rest ride along in it.
      */
     private void batch(ReceiveSlots.Slot slot, int count) {
         ByteBuf memory = slot.memory();
         int base = slot.offset();
-        ByteBuf view = slot.view(MessageHeader.LENGTH, slot.length());
-        if (count > 1) {
-            view.retain(count - 1);
-        }
+        slot.lendParts(count);
         int at = MessageHeader.LENGTH;
         for (int i = 0; i < count; i++) {
             int n = MessageBatch.messageLength(memory, base + at);
-            ByteBuf message = view.slice(at + MessageBatch.ENTRY_HEADER, n);
+            int from = at + MessageBatch.ENTRY_HEADER;
             at += MessageBatch.entryLength(n);
-            engine.inbound().arrived(message, i == 0);
+            engine.inbound().arrived(slot.part(i, from, from + n), i == 0);
         }
     }
 

@@ -12,6 +12,8 @@ import io.softrdma.verbs.WorkCompletion;
 import io.softrdma.verbs.WorkCompletionStatus;
 import io.softrdma.reactive.ReceivePool;
 import java.util.ArrayDeque;
+import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A queue pair's receive buffers: {@code count} slots of {@code slotSize} octets carved from one registered region,
@@ -302,6 +304,8 @@ public final class ReceiveSlots {
         owner.received(slot, c);
     }
 
+    private static final SlotBuffer[] NO_PARTS = new SlotBuffer[0];
+
     /** One receive buffer. */
     public final class Slot {
         private final int index;
@@ -311,6 +315,13 @@ public final class ReceiveSlots {
         private ByteBuf memory;
         private int offset;
         private SlotBuffer view;
+        /**
+         * The views of a BATCH's messages (docs/protocol.md), made as a batch first needs them and kept with the slot,
+         * so a steady stream of batches allocates nothing; {@code lent} counts those not yet released.
+         */
+        private SlotBuffer[] parts = NO_PARTS;
+        private final AtomicInteger lent = new AtomicInteger();
+        private final Runnable partReleased = this::partReleased;
         private ReceiveWorkRequest request;
         private MemoryRegion own;
         private int length;
@@ -328,6 +339,7 @@ public final class ReceiveSlots {
             this.memory = region.buffer();
             this.offset = at;
             this.view = new SlotBuffer(memory.alloc(), memory.nioBuffer(at, slotSize), this::onReleased);
+            this.parts = NO_PARTS;
             this.request = ReceiveWorkRequest.of(RECEIVE_TAG | index, new ScatterGatherEntry(region, at, slotSize));
         }
 
@@ -343,6 +355,7 @@ public final class ReceiveSlots {
             own = null;
             memory = null;
             view = null;
+            parts = NO_PARTS;
             request = null;
             r.close();
         }
@@ -373,6 +386,39 @@ public final class ReceiveSlots {
          */
         public ByteBuf view(int from, int to) {
             return view.reuse(from, to);
+        }
+
+        /**
+         * Lends the slot as {@code count} separate messages, each its own view with its own reference count (see
+         * {@link #part}); the slot returns once every one of them is released. Call before handing on the first part,
+         * which may be released at once.
+         */
+        public void lendParts(int count) {
+            if (count < 1) {
+                throw new IllegalArgumentException("count must be at least 1, not " + count);
+            }
+            if (parts.length < count) {
+                SlotBuffer[] grown = Arrays.copyOf(parts, Math.max(count, 2 * parts.length));
+                for (int i = parts.length; i < grown.length; i++) {
+                    grown[i] = new SlotBuffer(memory.alloc(), memory.nioBuffer(offset, slotSize), partReleased);
+                }
+                parts = grown;
+            }
+            lent.set(count);
+        }
+
+        /**
+         * Part {@code i} of those {@link #lendParts lent}: the slot's octets {@code [from, to)} with a reference count
+         * of its own. Reused for the slot's next batch, like {@link #view}: nothing may use it after release.
+         */
+        public ByteBuf part(int i, int from, int to) {
+            return parts[i].reuse(from, to);
+        }
+
+        private void partReleased() {
+            if (lent.decrementAndGet() == 0) {
+                onReleased();
+            }
         }
 
         /** Back to the free list without a view (a control message, or one already copied out). */
