@@ -186,10 +186,10 @@ public record NfsRdmaOptions(String host, int port, int nullCalls, String path, 
                 + " OPEN (create, truncate) and OPEN_CONFIRM, WRITEs whose data the server RDMA-Reads from a Read"
                 + " chunk, COMMIT, CLOSE; print bytes, calls, MB/s, the RDMA Read Requests served and the md5")
         String writeFile;
-        @Option(names = "--to", paramLabel = "PATH", description = "where --write puts the file, from the server's"
-                + " NFSv4 root (e.g. /copy.bin)")
+        @Option(names = "--to", paramLabel = "PATH", description = "where --write puts the file: a path from the"
+                + " server's NFSv4 root")
         String to;
-        @Option(names = "--write-chunks", paramLabel = "auto|always", description = "auto (default): a WRITE whose"
+        @Option(names = "--write-chunks", paramLabel = "MODE", description = "auto (default): a WRITE whose"
                 + " call fits the send inline threshold goes inline, a larger one's data by Read chunk; always: every"
                 + " WRITE's data by Read chunk")
         String writeChunks;
