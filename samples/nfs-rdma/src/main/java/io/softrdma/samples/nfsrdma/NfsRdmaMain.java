@@ -13,6 +13,7 @@ import io.netty.buffer.ByteBufAllocator;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.net.ConnectException;
+import java.nio.file.Files;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
@@ -67,6 +68,13 @@ public final class NfsRdmaMain {
             err.print(NfsRdmaOptions.USAGE);
             err.flush();
             return USAGE;
+        }
+        if (options.write() && !(Files.isRegularFile(options.writeFile()) && Files.isReadable(options.writeFile()))) {
+            // Before anything reaches the server: OPEN would truncate the file there.
+            err.println("nfs-rdma: error: cannot read " + options.writeFile() + ": " + (Files.exists(options
+                    .writeFile()) ? "not a readable regular file" : "no such file"));
+            err.flush();
+            return FAILED;
         }
         NfsClient client = null;
         try {
