@@ -8,6 +8,8 @@ import io.softrdma.mpa.MpaNegotiation;
 import io.softrdma.rpc.RpcRdmaClient;
 import io.softrdma.rpc.RpcRdmaConnection;
 import io.softrdma.rpc.RpcRdmaProtocolException;
+import io.softrdma.rpc.RpcReply;
+import io.softrdma.rpc.Xdr;
 import java.time.Duration;
 import java.util.List;
 import reactor.core.Exceptions;
@@ -191,12 +193,12 @@ final class NfsClient implements AutoCloseable {
             ByteBuf args = ByteBufAllocator.DEFAULT.buffer();
             int position = Nfs4Compound.encodeWrite(args, fh, stateid, offset, Nfs4.UNSTABLE4, length);
             String what = "WRITE " + shown + " at offset " + offset + " count " + length;
-            Mono<io.softrdma.rpc.RpcReply> call;
+            Mono<RpcReply> call;
             if (readChunk) {
                 call = connection.callWithData(Nfs4.PROGRAM, Nfs4.VERSION, Nfs4.PROC_COMPOUND, args, position, data);
             } else {
                 args.writeBytes(data, data.readerIndex(), length);
-                args.writeZero(io.softrdma.rpc.Xdr.pad(length));
+                args.writeZero(Xdr.pad(length));
                 call = connection.call(Nfs4.PROGRAM, Nfs4.VERSION, Nfs4.PROC_COMPOUND, args);
             }
             return bounded(call, what).map(r -> {

@@ -51,6 +51,7 @@ final class NfsWriter {
     private final List<String> to;
     private final String shownPath;
     private final MessageDigest md5;
+    /** Octets of a WRITE call besides its data and the data's padding: headers and arguments. */
     private final int inlineOverhead;
     private long calls;
     private long chunked;
@@ -71,9 +72,17 @@ final class NfsWriter {
         }
         // What a WRITE call holds besides its COMPOUND arguments: the transport header without chunks and the RPC
         // call header with its credential (whose length does not depend on the stamp).
+        // And its COMPOUND arguments up to the data, with a filehandle of the largest size, to be safe.
+        ByteBuf probe = ByteBufAllocator.DEFAULT.heapBuffer();
+        int writeArgs;
+        try {
+            writeArgs = Nfs4Compound.encodeWrite(probe, new byte[Nfs4.FHSIZE], new byte[Nfs4.STATEID_LENGTH], 0, 0, 0);
+        } finally {
+            probe.release();
+        }
         this.inlineOverhead = RpcRdmaHeader.message(0, 0, List.of(), List.of(), null).encodedLength()
                 + RpcCallHeader.of(0, Nfs4.PROGRAM, Nfs4.VERSION, Nfs4.PROC_COMPOUND, options.credential(0))
-                        .encodedLength();
+                        .encodedLength() + writeArgs;
     }
 
     /**
@@ -271,15 +280,7 @@ final class NfsWriter {
         if (options.alwaysReadChunk()) {
             return true;
         }
-        ByteBuf probe = ByteBufAllocator.DEFAULT.heapBuffer();
-        try {
-            // A filehandle of the largest size, to be safe.
-            int args = Nfs4Compound.encodeWrite(probe, new byte[Nfs4.FHSIZE], new byte[Nfs4.STATEID_LENGTH], 0, 0, 0);
-            return inlineOverhead + args + length + Xdr.pad(length) > client.connection().parameters()
-                    .sendInlineThreshold();
-        } finally {
-            probe.release();
-        }
+        return inlineOverhead + length + Xdr.pad(length) > client.connection().parameters().sendInlineThreshold();
     }
 
     private void account(NfsClient.WriteResult r) {
