@@ -230,6 +230,7 @@ public final class RpcRdmaConnection implements Disposable {
      * the chunk has no XDR roundup (§3.4.5.2) and the inline part must not carry one either. The caller keeps
      * {@code data} (it is not released) and must not change its readable octets until the returned Mono ends.
      * {@code args} is released. The inline part with the transport header must fit the send inline threshold.
+     * Empty {@code data} offers no chunk: the call goes inline as {@code args}.
      */
     public Mono<RpcReply> callWithData(int program, int version, int procedure, ByteBuf args, int position,
             ByteBuf data) {
@@ -245,6 +246,10 @@ public final class RpcRdmaConnection implements Disposable {
             args.release();
             return Mono.error(new IllegalArgumentException("the data's position " + position + " must be a multiple"
                     + " of 4 within the " + readable + " octets of arguments (an XDR position, RFC 8166 §3.4.5)"));
+        }
+        if (!data.isReadable()) {
+            // Nothing to move: the item is empty, and so is its roundup; the call goes as it is, with no chunk.
+            return call(program, version, procedure, args);
         }
         return ReleaseOnDiscard.mono(Mono.create(sink -> {
             PendingCall p = new PendingCall(program, version, procedure, args, null, sink);

@@ -159,6 +159,13 @@ class RpcRdmaEndToEndTest {
                 assertThat(reply.remotelyInvalidated()).isTrue();
                 reply.release();
             }
+            // Empty data: nothing to read, so no chunk and nothing to invalidate.
+            RpcReply empty = client.callWithData(PROGRAM, 1, SUM, Unpooled.buffer(4).writeInt(0), 4,
+                    data.slice(0, 0)).block(TIMEOUT);
+            assertThat(empty.results().readLong()).isZero();
+            assertThat(empty.results().readInt()).isZero();
+            assertThat(empty.remotelyInvalidated()).isFalse();
+            empty.release();
             assertThat(data.refCnt()).as("the caller keeps the data").isEqualTo(1);
             assertThat(data.readableBytes()).isEqualTo(50_001);
             assertThat(client.remoteInvalidations()).isEqualTo(2);
