@@ -26,6 +26,15 @@ final class JavaNfsRdma {
             + " ([\\d.]+) s, ([\\d.]+) MB/s(, EOF reached)?$");
     static final Pattern CREDITS = Pattern.compile("(?m)^nfs-rdma: credits granted (\\d+) \\(used up to (\\d+)\\);"
             + " invalidations: remote (\\d+), local (\\d+)$");
+    static final Pattern WROTE = Pattern.compile("(?m)^nfs-rdma: wrote (\\d+) octets of (\\S+) to (\\S+) in (\\d+)"
+            + " WRITE calls? \\((\\d+) by Read chunk, (\\d+) inline\\), ([\\d.]+) s, ([\\d.]+) MB/s$");
+    static final Pattern READ_REQUESTS = Pattern.compile("(?m)^nfs-rdma: RDMA Read Requests served: (\\d+), (\\d+)"
+            + " octets in Read Responses$");
+    static final Pattern COMMITTED = Pattern.compile("(?m)^nfs-rdma: COMMIT verifier ([0-9a-f]{16}) matches the"
+            + " WRITEs'; CLOSE: size (\\d+)$");
+    static final Pattern OPENED = Pattern.compile("(?m)^nfs-rdma: OPEN (\\S+): filehandle ([0-9a-f]+) \\(\\d+ octets\\),"
+            + " (confirmed with OPEN_CONFIRM|no OPEN_CONFIRM asked), delegation (\\d+), open stateid seqid (\\d+)$");
+    static final Pattern ENTRY = Pattern.compile("(?m)^nfs-rdma: entry (\\S+) (\\S+) (\\d+)$");
     static final Pattern MD5 = Pattern.compile("(?m)^nfs-rdma: md5 ([0-9a-f]{32})$");
     static final Pattern CONNECTED = Pattern.compile("(?m)^nfs-rdma: connected to \\S+: (.*)$");
     static final Pattern NULLS = Pattern.compile("(?m)^nfs-rdma: (\\d+) NULL calls? OK: latency min (\\d+) µs,"

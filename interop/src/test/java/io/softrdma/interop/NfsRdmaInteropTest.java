@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
+import java.util.Random;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.DisplayName;
@@ -27,7 +28,10 @@ import org.junit.jupiter.api.Timeout;
  * RpcRdmaClient) against the Linux kernel NFS server's RPC-over-RDMA transport (svcrdma) on siw, in one boot of the
  * siw VM ({@link NfsVm}): NULL calls, and READs of {@code data.bin} (1 MiB, byte i = i*7 mod 251) whose data
  * svcrdma RDMA-Writes into the client's Write chunks, with MPA CRC on and off, and with remote invalidation (RFC
- * 8797 R flag) on and off.
+ * 8797 R flag) on and off. Then WRITEs: 1 MiB and 16 MiB files copied to the export with MPA CRC on and off, each
+ * WRITE's data in a Read chunk that svcrdma pulls with RDMA Reads from the sample's memory, the file read back
+ * with READ and compared octet for octet; a write below the inline threshold that goes inline; READDIR and
+ * GETATTR of what was written; and last, the guest kernel's log.
  *
  * <p>Each case runs the jar as a process, as a user would, and checks what it printed and the file it wrote.
  * Logs: {@code target/interop-logs/nfs-rdma/} (the VM's serial log with nfsd's kernel messages, each case's
@@ -50,6 +54,8 @@ class NfsRdmaInteropTest {
     private NfsVm vm;
     private Throwable bootFailure;
     private final List<String> rows = new ArrayList<>();
+    /** The siw split-trailer CRC errors the WRITE cases met and tried again (the kernel log check allows these). */
+    private final List<String> knownSiwCrcErrors = new ArrayList<>();
 
     /** The VM, booted on first use; skips the test when the harness is unavailable. */
     private NfsVm vm() throws Exception {
@@ -275,17 +281,219 @@ class NfsRdmaInteropTest {
 
     @Test
     @Order(11)
-    @DisplayName("11. the guest kernel logged no warning")
+    @DisplayName("11. WRITE 1 MiB by Read chunks, CRC off; READ it back")
+    void write1MiBCrcOff() throws Exception {
+        writeAndReadBack("11", "write-1m-crc-off", 1 << 20, false);
+    }
+
+    @Test
+    @Order(12)
+    @DisplayName("12. WRITE 1 MiB by Read chunks, CRC on; READ it back")
+    void write1MiBCrcOn() throws Exception {
+        writeAndReadBack("12", "write-1m-crc-on", 1 << 20, true);
+    }
+
+    @Test
+    @Order(13)
+    @DisplayName("13. WRITE 16 MiB by Read chunks, CRC off; READ it back")
+    void write16MiBCrcOff() throws Exception {
+        writeAndReadBack("13", "write-16m-crc-off", 16 << 20, false);
+    }
+
+    @Test
+    @Order(14)
+    @DisplayName("14. WRITE 16 MiB by Read chunks, CRC on; READ it back")
+    void write16MiBCrcOn() throws Exception {
+        writeAndReadBack("14", "write-16m-crc-on", 16 << 20, true);
+    }
+
+    /**
+     * Copies a file of {@code size} random octets (seeded: the same every run) to the export with {@code --write},
+     * in 64 KiB WRITEs. Each WRITE call is far above the 4096-octet send inline threshold, so its data goes in a
+     * Read chunk (RFC 8166 §3.4.5) and svcrdma pulls it with RDMA Reads: the sample counts the Read Requests it
+     * served and the octets it sent back in Read Responses, which must be the whole file. COMMIT's verifier must
+     * match the WRITEs' and CLOSE's GETATTR the size. Then {@code --read} brings the file back and it is compared
+     * octet for octet.
+     */
+    private void writeAndReadBack(String id, String name, int size, boolean crc) throws Exception {
+        vm();
+        Path local = vm.dir.resolve(name).resolve(name + ".local");
+        Files.createDirectories(local.getParent());
+        byte[] content = new byte[size];
+        new Random(size * 31L + (crc ? 1 : 0)).nextBytes(content);
+        Files.write(local, content);
+        String remote = "/" + name + ".bin";
+        String[] args = {"--write", local.toString(), "--to", remote, "--crc", crc ? "on" : "off"};
+        JavaNfsRdma first = sample(name, args);
+        String siwBug = crc ? siwSplitTrailerCrcError(first) : null;
+        // Linux siw misreads an MPA CRC split across two TCP segments (see SiwCrcErrors): one more try, reported.
+        JavaNfsRdma w = siwBug == null ? first : sample(name + "-again", args);
+        Path back = vm.dir.resolve(name + "-back").resolve(name + "-back.bin");
+        String title = "WRITE " + size + " octets to " + remote + ", CRC " + (crc ? "on" : "off") + "; READ back";
+        verify(id, title, w, () -> {
+            assertSucceeded(w);
+            String md5 = md5(local);
+            long calls = size / 65536;
+            assertThat(w.find(JavaNfsRdma.CONNECTED, 1)).as("the connection line").contains("CRC " + (crc ? "on"
+                    : "off")).contains("inline thresholds: send 4096");
+            assertThat(w.find(JavaNfsRdma.OPENED, 3)).as("OPEN of a new open-owner (NFSv4.0)")
+                    .isEqualTo("confirmed with OPEN_CONFIRM");
+            assertThat(w.number(JavaNfsRdma.WROTE, 1)).as("octets written").isEqualTo(size);
+            assertThat(w.number(JavaNfsRdma.WROTE, 4)).as("WRITE calls").isEqualTo(calls);
+            assertThat(w.number(JavaNfsRdma.WROTE, 5)).as("WRITEs whose data went by Read chunk").isEqualTo(calls);
+            // svcrdma pulls each chunk with at least one RDMA Read; what this side sent back is the whole file.
+            assertThat(w.number(JavaNfsRdma.READ_REQUESTS, 1)).as("RDMA Read Requests the server sent")
+                    .isGreaterThanOrEqualTo(calls);
+            assertThat(w.number(JavaNfsRdma.READ_REQUESTS, 2)).as("octets in Read Responses").isEqualTo(size);
+            assertThat(w.number(JavaNfsRdma.COMMITTED, 2)).as("size after CLOSE").isEqualTo(size);
+            assertThat(w.find(JavaNfsRdma.MD5, 1)).as("md5 of what was sent").isEqualTo(md5);
+            assertThat(w.number(JavaNfsRdma.CREDITS, 3)).as("replies that invalidated the chunk (R=1)")
+                    .isEqualTo(calls);
+
+            JavaNfsRdma r = sample(name + "-back", "--read", remote, "--out", back.toString(), "--crc",
+                    crc ? "on" : "off");
+            assertSucceeded(r);
+            assertRead(r, size, calls, true);
+            assertThat(r.find(JavaNfsRdma.MD5, 1)).as("md5 read back").isEqualTo(md5);
+            long mismatch = Files.mismatch(local, back);
+            assertThat(mismatch).as("first octet where the file read back differs from the one written (-1:"
+                    + " none)").isEqualTo(-1L);
+            String figures = String.format(Locale.ROOT, "%s octets in %s WRITEs (%s by Read chunk), %s RDMA Read"
+                    + " Requests served (%s octets), %s s, %s MB/s; read back in %s READs, identical, md5 %s",
+                    w.find(JavaNfsRdma.WROTE, 1), w.find(JavaNfsRdma.WROTE, 4), w.find(JavaNfsRdma.WROTE, 5),
+                    w.find(JavaNfsRdma.READ_REQUESTS, 1), w.find(JavaNfsRdma.READ_REQUESTS, 2),
+                    w.find(JavaNfsRdma.WROTE, 7), w.find(JavaNfsRdma.WROTE, 8), r.find(JavaNfsRdma.READ, 3), md5)
+                    + (siwBug == null ? "" : "; the first try met siw's split-CRC bug (" + siwBug + ") and was"
+                            + " made again");
+            Files.delete(back); // 16 MiB each: what a passing case leaves is its logs
+            Files.delete(local);
+            return figures;
+        });
+    }
+
+    /**
+     * When a CRC-on write was ended by siw's Terminate for an MPA CRC error, the {@code siw: crc error} line the
+     * guest logged for it if it shows Linux siw's split-trailer bug ({@link SiwCrcErrors}), else null.
+     */
+    private String siwSplitTrailerCrcError(JavaNfsRdma w) {
+        if (w.rc == null || w.rc != 1 || !w.err().contains("CRC_ERROR")) {
+            return null;
+        }
+        long deadline = System.nanoTime() + 6_000_000_000L; // the guest prints its kernel log every 2 s
+        while (System.nanoTime() < deadline) {
+            List<String> lines = SiwCrcErrors.find(vm.kernelLogAfterExport());
+            for (String line : lines) {
+                if (SiwCrcErrors.isSplitTrailer(line) && !knownSiwCrcErrors.contains(line)) {
+                    knownSiwCrcErrors.add(line);
+                    System.err.println("[interop] siw split-trailer CRC bug: " + line + "; writing again");
+                    return line.trim();
+                }
+            }
+            Logs.sleep(200);
+        }
+        return null;
+    }
+
+    @Test
+    @Order(15)
+    @DisplayName("15. WRITE 3000 octets: below the inline threshold it goes inline, no Read chunk")
+    void smallWriteGoesInline() throws Exception {
+        vm();
+        Path local = vm.dir.resolve("write-small").resolve("write-small.local");
+        Files.createDirectories(local.getParent());
+        byte[] content = new byte[3000];
+        new Random(3000).nextBytes(content);
+        Files.write(local, content);
+        JavaNfsRdma w = sample("write-small", "--write", local.toString(), "--to", "/write-small.bin", "-v");
+        Path back = outFile("write-small-back");
+        verify("15", "WRITE 3000 octets (fits the 4096-octet inline threshold); READ back", w, () -> {
+            assertSucceeded(w);
+            assertThat(w.number(JavaNfsRdma.WROTE, 4)).as("WRITE calls").isEqualTo(1);
+            assertThat(w.number(JavaNfsRdma.WROTE, 6)).as("WRITEs inline").isEqualTo(1);
+            assertThat(w.number(JavaNfsRdma.READ_REQUESTS, 1)).as("RDMA Read Requests").isZero();
+            assertThat(w.out()).contains("nfs-rdma: WRITE offset 0 count 3000: 3000 octets, unstable, data inline");
+            JavaNfsRdma r = sample("write-small-back", "--read", "/write-small.bin", "--out", back.toString());
+            assertSucceeded(r);
+            assertThat(Files.mismatch(local, back)).as("first differing octet (-1: none)").isEqualTo(-1L);
+            return "1 WRITE inline, 0 RDMA Read Requests; read back identical, md5 " + md5(local);
+        });
+    }
+
+    /**
+     * The same small kind of write with {@code --write-chunks always}, at an odd length: the Read chunk carries
+     * 3001 octets and no XDR roundup (RFC 8166 §3.4.5.2), and svcrdma must put the roundup back itself.
+     */
+    @Test
+    @Order(16)
+    @DisplayName("16. WRITE 3001 octets by Read chunk (--write-chunks always): an odd length, no roundup sent")
+    void smallOddWriteByReadChunk() throws Exception {
+        vm();
+        Path local = vm.dir.resolve("write-odd").resolve("write-odd.local");
+        Files.createDirectories(local.getParent());
+        byte[] content = new byte[3001];
+        new Random(3001).nextBytes(content);
+        Files.write(local, content);
+        JavaNfsRdma w = sample("write-odd", "--write", local.toString(), "--to", "/write-odd.bin", "--write-chunks",
+                "always", "-v");
+        Path back = outFile("write-odd-back");
+        verify("16", "WRITE 3001 octets by Read chunk, no roundup; READ back", w, () -> {
+            assertSucceeded(w);
+            assertThat(w.number(JavaNfsRdma.WROTE, 5)).as("WRITEs by Read chunk").isEqualTo(1);
+            assertThat(w.number(JavaNfsRdma.READ_REQUESTS, 1)).as("RDMA Read Requests").isEqualTo(1);
+            assertThat(w.number(JavaNfsRdma.READ_REQUESTS, 2)).as("octets in Read Responses: no roundup")
+                    .isEqualTo(3001);
+            assertThat(w.out()).contains("nfs-rdma: WRITE offset 0 count 3001: 3001 octets, unstable, data by Read"
+                    + " chunk, reply Send with Invalidate");
+            JavaNfsRdma r = sample("write-odd-back", "--read", "/write-odd.bin", "--out", back.toString());
+            assertSucceeded(r);
+            assertThat(Files.mismatch(local, back)).as("first differing octet (-1: none)").isEqualTo(-1L);
+            return "1 WRITE by Read chunk, 1 RDMA Read Request of 3001 octets; read back identical, md5 " + md5(local);
+        });
+    }
+
+    @Test
+    @Order(17)
+    @DisplayName("17. READDIR / and GETATTR of a written file")
+    void readdirAndGetattr() throws Exception {
+        JavaNfsRdma ls = sample("readdir", "--ls", "/");
+        JavaNfsRdma stat = sample("getattr", "--stat", "/write-16m-crc-on.bin");
+        verify("17", "READDIR / lists the files written; GETATTR gives the size", ls, () -> {
+            assertSucceeded(ls);
+            assertSucceeded(stat);
+            java.util.Map<String, String> entries = new java.util.TreeMap<>();
+            java.util.regex.Matcher m = JavaNfsRdma.ENTRY.matcher(ls.out());
+            while (m.find()) {
+                entries.put(m.group(1), m.group(2) + " " + m.group(3));
+            }
+            assertThat(entries).containsEntry("data.bin", "file " + DATA_SIZE)
+                    .containsEntry("write-1m-crc-off.bin", "file " + (1 << 20))
+                    .containsEntry("write-16m-crc-on.bin", "file " + (16 << 20))
+                    .containsEntry("write-small.bin", "file 3000").containsEntry("write-odd.bin", "file 3001");
+            assertThat(stat.out()).containsPattern("nfs-rdma: /write-16m-crc-on.bin: filehandle [0-9a-f]+, type file,"
+                    + " size " + (16 << 20));
+            return entries.size() + " entries: " + entries;
+        });
+    }
+
+    @Test
+    @Order(18)
+    @DisplayName("18. the guest kernel logged no warning and no error")
     void guestKernelLogIsClean() throws Exception {
         NfsVm v = vm();
         Logs.sleep(2500); // the guest prints its kernel log every 2 s
-        String log = v.kernelLogAfterExport();
-        verify("11", "guest kernel log after the export", null, () -> {
+        String full = v.kernelLogAfterExport();
+        // The lines of siw's split-trailer bug that a WRITE case met and made again are known; any other is not.
+        String log = full.lines().filter(l -> knownSiwCrcErrors.stream().noneMatch(l::contains))
+                .collect(java.util.stream.Collectors.joining("\n"));
+        verify("18", "guest kernel log after the export", null, () -> {
             assertThat(v.isRunning()).as("the VM still runs").isTrue();
+            // siw reports a bad MPA CRC as "siw: crc error"; svcrdma and nfsd name failures "error" or "failed".
             assertThat(log).as("guest serial log after the export").doesNotContainPattern(
-                    "WARNING:|BUG:|Oops|Call Trace|general protection");
+                    "WARNING:|BUG:|Oops|Call Trace|general protection|(?i)\\berror\\b|(?i)\\bfailed\\b");
             long lines = log.lines().filter(l -> !l.isBlank()).count();
-            return lines + " lines, no WARNING/BUG/Oops/Call Trace";
+            return lines + " lines, no WARNING/BUG/Oops/Call Trace/error/failed" + (knownSiwCrcErrors.isEmpty() ? ""
+                    : "; besides " + knownSiwCrcErrors.size() + " siw split-trailer CRC error(s) the WRITE cases met: "
+                            + knownSiwCrcErrors);
         });
     }
 

@@ -19,15 +19,30 @@ import java.util.concurrent.TimeUnit;
  * ({@code nfsrdma-start}) and exports a tmpfs holding {@code data.bin} (1 MiB, byte i = i*7 mod 251) as the NFSv4
  * root to the host, 10.0.2.2 ({@code nfsrdma-export}). Then it prints the kernel log every 2 s into the serial log.
  *
+ * <p>For the WRITE cases the guest command does three things more, without changing the shared image: before
+ * nfsd starts it sets NFSv4's grace period to 10 s, the least Linux takes ({@code nfsv4gracetime}; during grace
+ * nfsd refuses new OPENs, and its default of 90 s would idle the run); after {@code nfsrdma-export} it grows the
+ * tmpfs to 96 MiB (two 16 MiB files and the rest fit) and writes the export again without READONLY
+ * ({@code 9218} = 0x2402: INSECURE_PORT|NOSUBTREECHECK|FSID), which replaces the read-only entry in nfsd's
+ * export cache.
+ *
  * <p>{@link #close()} stops it with {@code run.sh --stop RUNDIR}, and kills its qemu by PID if it is still there.
  */
 final class NfsVm implements AutoCloseable {
     /** The guest's NFS/RDMA port (nfsd's rdma listener). */
     static final int GUEST_PORT = 20049;
-    static final String GUEST_COMMAND = "nfsrdma-start; siwvm-wait-listen 20049 30; nfsrdma-export;"
-            + " dmesg -c >/dev/null; while true; do sleep 2; dmesg -c; done";
-    /** What nfsrdma-export prints last: the export caches are filled. */
-    static final String EXPORTED = "NFSRDMA-EXPORTED";
+    static final String GUEST_COMMAND = "modprobe nfsd && mount -t nfsd nfsd /proc/fs/nfsd"
+            + " && echo 10 > /proc/fs/nfsd/nfsv4gracetime && umount /proc/fs/nfsd"
+            + " || echo NFSRDMA-'ERROR' gracetime; nfsrdma-start; siwvm-wait-listen 20049 30; nfsrdma-export;"
+            + " mount -o remount,size=96m /export"
+            + " && printf 'siwhost /export 2147483647 9218 65534 65534 0\\n' > /proc/net/rpc/nfsd.export/channel"
+            + " && grep -q 'siwhost(rw' /proc/net/rpc/nfsd.export/content && echo NFSRDMA-EXPORT-'RW'"
+            + " || echo NFSRDMA-'ERROR' export-rw; dmesg -c >/dev/null; while true; do sleep 2; dmesg -c; done";
+    /**
+     * What the guest command prints once the export is writable. The quotes in the command keep the serial log's
+     * echo of the command itself from matching.
+     */
+    static final String EXPORTED = "NFSRDMA-EXPORT-RW";
 
     final Path dir;
     final Path runDir;

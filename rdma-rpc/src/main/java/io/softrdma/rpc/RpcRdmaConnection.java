@@ -42,6 +42,11 @@ import reactor.util.Loggers;
  *   <li><b>Inline thresholds</b> from the RFC 8797 exchange ({@link #parameters()}): a call that fits the send
  *       threshold goes inline ({@code RDMA_MSG}); a larger one is registered for the responder to RDMA-Read, as a
  *       position-zero Read chunk with {@code RDMA_NOMSG} (a Long Call, RFC 8166 §3.5.3).</li>
+ *   <li><b>Call data</b>: a call may give a direct buffer that holds one DDP-eligible argument (NFS WRITE data,
+ *       RFC 8267) and the XDR position where it belongs. It is registered for that call only, for remote read, and
+ *       offered as a Read chunk of one segment at that position (RFC 8166 §3.4.5); the responder RDMA-Reads it
+ *       before it replies. The chunk holds the data's octets without XDR roundup (§3.4.5.2), and the inline
+ *       stream goes on after the position with the next item.</li>
  *   <li><b>Result sink</b>: a call may give a direct buffer for the procedure's bulk result (NFS READ data). It is
  *       registered for that call only, as a Write chunk of one segment (RFC 8166 §3.5.4); the responder
  *       RDMA-Writes into it and echoes the octets written.</li>
@@ -217,6 +222,48 @@ public final class RpcRdmaConnection implements Disposable {
         }));
     }
 
+    /**
+     * Calls {@code procedure} with one argument moved to a Read chunk (RFC 8166 §3.4.5): the RPC call is {@code args}
+     * with the readable octets of {@code data} inserted at {@code position}, an offset into {@code args}'s readable
+     * octets that is a multiple of 4 (XDR), after the item's length word when the item is an opaque. {@code data}
+     * is registered for remote read for this call only and the responder RDMA-Reads it from this side's memory;
+     * the chunk has no XDR roundup (§3.4.5.2) and the inline part must not carry one either. The caller keeps
+     * {@code data} (it is not released) and must not change its readable octets until the returned Mono ends.
+     * {@code args} is released. The inline part with the transport header must fit the send inline threshold.
+     * Empty {@code data} offers no chunk: the call goes inline as {@code args}.
+     */
+    public Mono<RpcReply> callWithData(int program, int version, int procedure, ByteBuf args, int position,
+            ByteBuf data) {
+        Objects.requireNonNull(args, "args");
+        Objects.requireNonNull(data, "data");
+        if (!data.isDirect()) {
+            args.release();
+            return Mono.error(new IllegalArgumentException("the call data must be a direct buffer: the responder"
+                    + " RDMA-Reads it from registered memory"));
+        }
+        if (position < 0 || position > args.readableBytes() || position % 4 != 0) {
+            int readable = args.readableBytes();
+            args.release();
+            return Mono.error(new IllegalArgumentException("the data's position " + position + " must be a multiple"
+                    + " of 4 within the " + readable + " octets of arguments (an XDR position, RFC 8166 §3.4.5)"));
+        }
+        if (!data.isReadable()) {
+            // Nothing to move: the item is empty, and so is its roundup; the call goes as it is, with no chunk.
+            return call(program, version, procedure, args);
+        }
+        return ReleaseOnDiscard.mono(Mono.create(sink -> {
+            PendingCall p = new PendingCall(program, version, procedure, args, null, sink);
+            p.callData = data;
+            p.callDataPosition = position;
+            sink.onCancel(() -> p.cancelled = true);
+            if (loop.inEventLoop()) {
+                submit(p);
+            } else {
+                loop.execute(() -> submit(p));
+            }
+        }));
+    }
+
     // ---- event loop ----
 
     private void submit(PendingCall p) {
@@ -266,7 +313,17 @@ public final class RpcRdmaConnection implements Disposable {
             }
             RpcCallHeader header = RpcCallHeader.of(xid, p.program, p.version, p.procedure, credential);
             int callLength = header.encodedLength() + p.args.readableBytes();
-            RpcRdmaHeader inline = RpcRdmaHeader.message(xid, credits.requested(), List.of(), writes, replyChunk);
+            List<ReadSegment> reads = List.of();
+            if (p.callData != null) {
+                // RFC 8166 §3.4.5: the data item's octets, without XDR roundup (§3.4.5.2), at its XDR position in
+                // the whole RPC call, which starts with the call header.
+                int dataLength = p.callData.readableBytes();
+                p.dataRegion = pd.register(p.callData.slice(p.callData.readerIndex(), dataLength),
+                        Access.of(Access.REMOTE_READ));
+                reads = List.of(new ReadSegment(header.encodedLength() + p.callDataPosition, new RdmaSegment(
+                        p.dataRegion.stag(), dataLength, p.dataRegion.baseTaggedOffset())));
+            }
+            RpcRdmaHeader inline = RpcRdmaHeader.message(xid, credits.requested(), reads, writes, replyChunk);
             ByteBuf memory = sendArena.buffer();
             int offset = slot.index * sendSlotSize;
             int length;
@@ -276,6 +333,10 @@ public final class RpcRdmaConnection implements Disposable {
                 header.encode(out);
                 out.writeBytes(p.args, p.args.readerIndex(), p.args.readableBytes());
                 length = out.writerIndex();
+            } else if (p.callData != null) {
+                throw new IllegalArgumentException("a call of " + callLength + " octets with a Read chunk does not"
+                        + " fit the send inline threshold of " + Math.min(sendSlotSize, parameters.sendInlineThreshold())
+                        + " octets with its transport header; this side sends no Long Call with call data");
             } else {
                 // A Long Call (RFC 8166 §3.5.3): the whole RPC call in a position-zero Read chunk, RDMA_NOMSG.
                 call = PooledByteBufAllocator.DEFAULT.directBuffer(callLength, callLength);
@@ -537,6 +598,9 @@ public final class RpcRdmaConnection implements Disposable {
         int xid;
         MemoryRegion sinkRegion;
         MemoryRegion callRegion;
+        ByteBuf callData;
+        int callDataPosition;
+        MemoryRegion dataRegion;
         WriteChunk sinkChunk;
         int replyChunkSize;
         ByteBuf replyBuffer;
@@ -555,11 +619,12 @@ public final class RpcRdmaConnection implements Disposable {
 
         boolean owns(int stag) {
             return sinkRegion != null && sinkRegion.stag() == stag || callRegion != null && callRegion.stag() == stag
-                    || replyRegion != null && replyRegion.stag() == stag;
+                    || replyRegion != null && replyRegion.stag() == stag
+                    || dataRegion != null && dataRegion.stag() == stag;
         }
 
         boolean hadRegions() {
-            return sinkRegion != null || callRegion != null || replyRegion != null;
+            return sinkRegion != null || callRegion != null || replyRegion != null || dataRegion != null;
         }
 
         void releaseArgs() {
@@ -571,7 +636,7 @@ public final class RpcRdmaConnection implements Disposable {
 
         /** Invalidates the call's STags (those the reply did not invalidate already) and deregisters them. */
         void closeRegions() {
-            for (MemoryRegion r : new MemoryRegion[] {sinkRegion, callRegion, replyRegion}) {
+            for (MemoryRegion r : new MemoryRegion[] {sinkRegion, callRegion, replyRegion, dataRegion}) {
                 if (r != null) {
                     r.invalidate();
                     r.close();
@@ -580,6 +645,7 @@ public final class RpcRdmaConnection implements Disposable {
             sinkRegion = null;
             callRegion = null;
             replyRegion = null;
+            dataRegion = null;
         }
 
         /** The Reply chunk's memory, kept past its deregistration until the reply is decoded. */

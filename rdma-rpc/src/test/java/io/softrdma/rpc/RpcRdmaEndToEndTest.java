@@ -1,6 +1,7 @@
 package io.softrdma.rpc;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
@@ -135,6 +136,64 @@ class RpcRdmaEndToEndTest {
         // The call's region was its only STag, and both ends set R: the reply invalidated it (RFC 8797 §4.1).
         assertThat(client.remoteInvalidations()).isEqualTo(1);
         assertThat(client.localInvalidations()).isZero();
+    }
+
+    @Test
+    void rfc8166Section3_4_5AnArgumentInAReadChunkIsRdmaReadAndPutBackAtItsPositionWithoutRoundup() {
+        start(RpcRdmaServer.create(), RpcRdmaClient.create());
+        // An odd length: the chunk carries 50,001 octets and no XDR pad (§3.4.5.2); the server puts the pad back.
+        ByteBuf data = PooledByteBufAllocator.DEFAULT.directBuffer(50_001, 50_001);
+        try {
+            long expected = 0;
+            for (int i = 0; i < 50_001; i++) {
+                data.writeByte(i * 13);
+                expected += (i * 13) & 0xFF;
+            }
+            for (int call = 0; call < 2; call++) {
+                // The inline part is the opaque's length word; the data belongs right after it (position 4).
+                RpcReply reply = client.callWithData(PROGRAM, 1, SUM, Unpooled.buffer(4).writeInt(50_001), 4, data)
+                        .block(TIMEOUT);
+                assertThat(reply.results().readLong()).isEqualTo(expected);
+                assertThat(reply.results().readInt()).isEqualTo(50_001);
+                // The data chunk was the call's only STag and both ends set R (RFC 8797 §4.1).
+                assertThat(reply.remotelyInvalidated()).isTrue();
+                reply.release();
+            }
+            // Empty data: nothing to read, so no chunk and nothing to invalidate.
+            RpcReply empty = client.callWithData(PROGRAM, 1, SUM, Unpooled.buffer(4).writeInt(0), 4,
+                    data.slice(0, 0)).block(TIMEOUT);
+            assertThat(empty.results().readLong()).isZero();
+            assertThat(empty.results().readInt()).isZero();
+            assertThat(empty.remotelyInvalidated()).isFalse();
+            empty.release();
+            assertThat(data.refCnt()).as("the caller keeps the data").isEqualTo(1);
+            assertThat(data.readableBytes()).isEqualTo(50_001);
+            assertThat(client.remoteInvalidations()).isEqualTo(2);
+            assertThat(client.localInvalidations()).isZero();
+        } finally {
+            data.release();
+        }
+    }
+
+    @Test
+    void callDataMustBeDirectAndItsPositionAnXdrOffsetWithinTheArguments() {
+        start(RpcRdmaServer.create(), RpcRdmaClient.create());
+        ByteBuf direct = PooledByteBufAllocator.DEFAULT.directBuffer(8).writeLong(1);
+        try {
+            ByteBuf args1 = Unpooled.buffer(4).writeInt(8);
+            assertThatThrownBy(() -> client.callWithData(PROGRAM, 1, SUM, args1, 4, Unpooled.buffer(8).writeLong(1))
+                    .block(TIMEOUT)).hasMessageContaining("direct buffer");
+            assertThat(args1.refCnt()).isZero();
+            ByteBuf args2 = Unpooled.buffer(4).writeInt(8);
+            assertThatThrownBy(() -> client.callWithData(PROGRAM, 1, SUM, args2, 2, direct).block(TIMEOUT))
+                    .hasMessageContaining("multiple of 4");
+            ByteBuf args3 = Unpooled.buffer(4).writeInt(8);
+            assertThatThrownBy(() -> client.callWithData(PROGRAM, 1, SUM, args3, 8, direct).block(TIMEOUT))
+                    .hasMessageContaining("within the 4 octets");
+            assertThat(args2.refCnt() + args3.refCnt()).isZero();
+        } finally {
+            direct.release();
+        }
     }
 
     @Test

@@ -20,20 +20,54 @@ public final class Nfs4 {
     /** The minor version this sample speaks: NFSv4.0, which needs no session (EXCHANGE_ID, CREATE_SESSION). */
     public static final int MINOR_VERSION = 0;
 
-    /** {@code nfs_opnum4} values. */
+    /** {@code nfs_opnum4} values (RFC 7531). */
+    public static final int OP_CLOSE = 4;
+    public static final int OP_COMMIT = 5;
     public static final int OP_GETATTR = 9;
     public static final int OP_GETFH = 10;
     public static final int OP_LOOKUP = 15;
+    public static final int OP_OPEN = 18;
+    public static final int OP_OPEN_CONFIRM = 20;
+    public static final int OP_PUTFH = 22;
     public static final int OP_PUTROOTFH = 24;
     public static final int OP_READ = 25;
+    public static final int OP_READDIR = 26;
+    public static final int OP_SETCLIENTID = 35;
+    public static final int OP_SETCLIENTID_CONFIRM = 36;
+    public static final int OP_WRITE = 38;
+
+    /** {@code OPEN4_SHARE_ACCESS_WRITE}, {@code OPEN4_SHARE_DENY_NONE} (RFC 7530 §16.16). */
+    public static final int OPEN4_SHARE_ACCESS_WRITE = 2;
+    public static final int OPEN4_SHARE_DENY_NONE = 0;
+    /** {@code opentype4}: OPEN4_CREATE; {@code createmode4}: UNCHECKED4; {@code open_claim_type4}: CLAIM_NULL. */
+    public static final int OPEN4_CREATE = 1;
+    public static final int UNCHECKED4 = 0;
+    public static final int CLAIM_NULL = 0;
+    /** {@code OPEN4_RESULT_CONFIRM}: the open-owner is new and the OPEN must be confirmed (RFC 7530 §16.18). */
+    public static final int OPEN4_RESULT_CONFIRM = 2;
+    /** {@code open_delegation_type4}. */
+    public static final int OPEN_DELEGATE_NONE = 0;
+    public static final int OPEN_DELEGATE_READ = 1;
+    public static final int OPEN_DELEGATE_WRITE = 2;
+    /** {@code stable_how4}: the data may stay in the server's memory until COMMIT; or reach stable storage now. */
+    public static final int UNSTABLE4 = 0;
+    public static final int DATA_SYNC4 = 1;
+    public static final int FILE_SYNC4 = 2;
+    /** {@code NFS4_VERIFIER_SIZE}. */
+    public static final int VERIFIER_LENGTH = 8;
 
     /** Attribute numbers ({@code FATTR4_*}), bits of the GETATTR bitmap. */
     public static final int FATTR4_TYPE = 1;
     public static final int FATTR4_SIZE = 4;
+    /** {@code FATTR4_MODE}: bit 1 of the bitmap's second word. */
+    public static final int FATTR4_MODE = 33;
 
     /** {@code nfs_ftype4}: a regular file, a directory. */
     public static final int NF4REG = 1;
     public static final int NF4DIR = 2;
+    public static final int NF4BLK = 3;
+    public static final int NF4CHR = 4;
+    public static final int NF4LNK = 5;
 
     /** The length of a {@code stateid4}: a 4-octet seqid and 12 octets of "other". */
     public static final int STATEID_LENGTH = 16;
@@ -50,6 +84,8 @@ public final class Nfs4 {
     public static final int NFS4ERR_INVAL = 22;
     public static final int NFS4ERR_FBIG = 27;
     public static final int NFS4ERR_NAMETOOLONG = 63;
+    public static final int NFS4ERR_NOSPC = 28;
+    public static final int NFS4ERR_ROFS = 30;
     public static final int NFS4ERR_STALE = 70;
     public static final int NFS4ERR_BADHANDLE = 10001;
     public static final int NFS4ERR_NOTSUPP = 10004;
@@ -60,7 +96,10 @@ public final class Nfs4 {
     public static final int NFS4ERR_RESOURCE = 10018;
     public static final int NFS4ERR_NOFILEHANDLE = 10020;
     public static final int NFS4ERR_MINOR_VERS_MISMATCH = 10021;
+    public static final int NFS4ERR_CLID_INUSE = 10017;
+    public static final int NFS4ERR_STALE_CLIENTID = 10022;
     public static final int NFS4ERR_BAD_STATEID = 10025;
+    public static final int NFS4ERR_BAD_SEQID = 10026;
     public static final int NFS4ERR_BADXDR = 10036;
     public static final int NFS4ERR_OP_ILLEGAL = 10044;
 
@@ -97,8 +136,12 @@ public final class Nfs4 {
             Map.entry(10046, "NFS4ERR_FILE_OPEN"), Map.entry(10047, "NFS4ERR_ADMIN_REVOKED"),
             Map.entry(10048, "NFS4ERR_CB_PATH_DOWN"));
 
-    private static final Map<Integer, String> OP_NAMES = Map.of(OP_GETATTR, "GETATTR", OP_GETFH, "GETFH",
-            OP_LOOKUP, "LOOKUP", OP_PUTROOTFH, "PUTROOTFH", OP_READ, "READ");
+    private static final Map<Integer, String> OP_NAMES = Map.ofEntries(Map.entry(OP_CLOSE, "CLOSE"),
+            Map.entry(OP_COMMIT, "COMMIT"), Map.entry(OP_GETATTR, "GETATTR"), Map.entry(OP_GETFH, "GETFH"),
+            Map.entry(OP_LOOKUP, "LOOKUP"), Map.entry(OP_OPEN, "OPEN"), Map.entry(OP_OPEN_CONFIRM, "OPEN_CONFIRM"),
+            Map.entry(OP_PUTFH, "PUTFH"), Map.entry(OP_PUTROOTFH, "PUTROOTFH"), Map.entry(OP_READ, "READ"),
+            Map.entry(OP_READDIR, "READDIR"), Map.entry(OP_SETCLIENTID, "SETCLIENTID"),
+            Map.entry(OP_SETCLIENTID_CONFIRM, "SETCLIENTID_CONFIRM"), Map.entry(OP_WRITE, "WRITE"));
 
     private Nfs4() {
     }

@@ -9,8 +9,10 @@ import java.util.List;
 
 /**
  * A decoded NFSv4.0 COMPOUND reply ({@code COMPOUND4res}, RFC 7531): the overall status and each operation's status,
- * with the results of the operations this sample sends: GETFH's filehandle, READ's eof flag and data length, and
- * GETATTR's type and size. As RFC 7530 §16.2 says, the results stop at the first operation that failed.
+ * with the results of the operations this sample sends: GETFH's filehandle, READ's eof flag and data length,
+ * GETATTR's type and size, SETCLIENTID's clientid and confirm verifier, OPEN's stateid and flags, the stateid of
+ * OPEN_CONFIRM and CLOSE, WRITE's count, stability and verifier, COMMIT's verifier and READDIR's entries. As RFC
+ * 7530 §16.2 says, the results stop at the first operation that failed.
  *
  * <p>READ's data: when the call offered a Write chunk, the server RDMA-Wrote the data there and the inline XDR
  * stream holds only the data's length (RFC 8166 §3.4.5 removes the DDP-eligible data item and its padding); the
@@ -23,9 +25,47 @@ import java.util.List;
  * @param fileHandle GETFH's filehandle, or null
  * @param read READ's result, or null
  * @param attributes GETATTR's result, or null
+ * @param clientId SETCLIENTID's result, or null
+ * @param open OPEN's result, or null
+ * @param stateid the stateid OPEN_CONFIRM or CLOSE returned, or null
+ * @param write WRITE's result, or null
+ * @param commitVerifier COMMIT's write verifier, or null
+ * @param directory READDIR's result, or null
  */
 public record Nfs4CompoundReply(int status, List<OpResult> results, byte[] fileHandle, Read read,
-        Attributes attributes) {
+        Attributes attributes, ClientId clientId, Open open, byte[] stateid, Write write, byte[] commitVerifier,
+        Directory directory) {
+
+    /** SETCLIENTID4resok: the clientid and the verifier SETCLIENTID_CONFIRM must echo. */
+    public record ClientId(long clientId, byte[] confirm) {}
+
+    /**
+     * OPEN4resok, as far as this client needs it.
+     *
+     * @param stateid the open stateid
+     * @param rflags {@link Nfs4#OPEN4_RESULT_CONFIRM} when the OPEN must be confirmed
+     * @param delegation the delegation type granted ({@link Nfs4#OPEN_DELEGATE_NONE} for none)
+     */
+    public record Open(byte[] stateid, int rflags, int delegation) {
+        public boolean needsConfirm() {
+            return (rflags & Nfs4.OPEN4_RESULT_CONFIRM) != 0;
+        }
+    }
+
+    /**
+     * WRITE4resok.
+     *
+     * @param count the octets written
+     * @param committed how stable they are ({@link Nfs4#UNSTABLE4}, ...)
+     * @param verifier the server's write verifier: COMMIT must return the same one, else the data was lost
+     */
+    public record Write(long count, int committed, byte[] verifier) {}
+
+    /** One READDIR entry: cookie, name, and the type and size asked for. */
+    public record Entry(long cookie, String name, Attributes attributes) {}
+
+    /** READDIR4resok: the cookie verifier, the entries of this batch, and whether the directory ends here. */
+    public record Directory(byte[] cookieVerifier, List<Entry> entries, boolean eof) {}
 
     /** One operation's opcode and status. */
     public record OpResult(int op, int status) {
@@ -92,6 +132,12 @@ public record Nfs4CompoundReply(int status, List<OpResult> results, byte[] fileH
         byte[] fh = null;
         Read read = null;
         Attributes attributes = null;
+        ClientId clientId = null;
+        Open open = null;
+        byte[] stateid = null;
+        Write write = null;
+        byte[] commitVerifier = null;
+        Directory directory = null;
         for (int i = 0; i < count; i++) {
             int op = Xdr.readInt(in, "resop");
             int opStatus = Xdr.readInt(in, Nfs4.opName(op) + " status");
@@ -105,9 +151,18 @@ public record Nfs4CompoundReply(int status, List<OpResult> results, byte[] fileH
                 break;
             }
             switch (op) {
-                case Nfs4.OP_PUTROOTFH, Nfs4.OP_LOOKUP -> {
+                case Nfs4.OP_PUTROOTFH, Nfs4.OP_LOOKUP, Nfs4.OP_PUTFH, Nfs4.OP_SETCLIENTID_CONFIRM -> {
                     // no results beyond the status
                 }
+                case Nfs4.OP_SETCLIENTID -> clientId = new ClientId(Xdr.readLong(in, "SETCLIENTID clientid"),
+                        fixed(in, Nfs4.VERIFIER_LENGTH, "SETCLIENTID confirm verifier"));
+                case Nfs4.OP_OPEN -> open = decodeOpen(in);
+                case Nfs4.OP_OPEN_CONFIRM, Nfs4.OP_CLOSE -> stateid = fixed(in, Nfs4.STATEID_LENGTH,
+                        Nfs4.opName(op) + " stateid");
+                case Nfs4.OP_WRITE -> write = new Write(Xdr.readUnsignedInt(in, "WRITE count"),
+                        Xdr.readInt(in, "WRITE committed"), fixed(in, Nfs4.VERIFIER_LENGTH, "WRITE verifier"));
+                case Nfs4.OP_COMMIT -> commitVerifier = fixed(in, Nfs4.VERIFIER_LENGTH, "COMMIT verifier");
+                case Nfs4.OP_READDIR -> directory = decodeDirectory(in);
                 case Nfs4.OP_GETFH -> fh = Xdr.readOpaque(in, Nfs4.FHSIZE, "GETFH filehandle");
                 case Nfs4.OP_READ -> read = decodeRead(in, readDataInChunk);
                 case Nfs4.OP_GETATTR -> attributes = decodeAttributes(in);
@@ -125,7 +180,78 @@ public record Nfs4CompoundReply(int status, List<OpResult> results, byte[] fileH
             throw new RpcRdmaProtocolException("COMPOUND status " + Nfs4Exception.describe(status) + " differs from"
                     + " that of its last operation, " + last);
         }
-        return new Nfs4CompoundReply(status, List.copyOf(results), fh, read, attributes);
+        return new Nfs4CompoundReply(status, List.copyOf(results), fh, read, attributes, clientId, open, stateid,
+                write, commitVerifier, directory);
+    }
+
+    private static byte[] fixed(ByteBuf in, int length, String what) {
+        if (in.readableBytes() < length) {
+            throw new RpcRdmaProtocolException("truncated: " + what + " of " + length + " octets, "
+                    + in.readableBytes() + " left");
+        }
+        byte[] b = new byte[length];
+        in.readBytes(b);
+        return b;
+    }
+
+    /** OPEN4resok (RFC 7531): stateid, change_info4, rflags, attrset, open_delegation4. */
+    private static Open decodeOpen(ByteBuf in) {
+        byte[] stateid = fixed(in, Nfs4.STATEID_LENGTH, "OPEN stateid");
+        Xdr.readBoolean(in, "OPEN cinfo atomic");
+        Xdr.readLong(in, "OPEN cinfo before");
+        Xdr.readLong(in, "OPEN cinfo after");
+        int rflags = Xdr.readInt(in, "OPEN rflags");
+        long words = Xdr.readUnsignedInt(in, "OPEN attrset length");
+        if (words > 8) {
+            throw new RpcRdmaProtocolException("an OPEN attrset of " + words + " words");
+        }
+        for (int w = 0; w < words; w++) {
+            Xdr.readInt(in, "OPEN attrset word");
+        }
+        int delegation = Xdr.readInt(in, "OPEN delegation type");
+        switch (delegation) {
+            case Nfs4.OPEN_DELEGATE_NONE -> {
+            }
+            case Nfs4.OPEN_DELEGATE_READ, Nfs4.OPEN_DELEGATE_WRITE -> {
+                fixed(in, Nfs4.STATEID_LENGTH, "delegation stateid");
+                Xdr.readBoolean(in, "delegation recall");
+                if (delegation == Nfs4.OPEN_DELEGATE_WRITE) {
+                    int limitBy = Xdr.readInt(in, "space_limit limitby");
+                    switch (limitBy) {
+                        case 1 -> Xdr.readLong(in, "space_limit filesize");
+                        case 2 -> {
+                            Xdr.readInt(in, "space_limit num_blocks");
+                            Xdr.readInt(in, "space_limit bytes_per_block");
+                        }
+                        default -> throw new RpcRdmaProtocolException("a space limit of kind " + limitBy);
+                    }
+                }
+                // nfsace4 permissions: type, flag, access_mask, who
+                Xdr.readInt(in, "ace type");
+                Xdr.readInt(in, "ace flag");
+                Xdr.readInt(in, "ace access_mask");
+                Xdr.readOpaque(in, 1024, "ace who");
+            }
+            default -> throw new RpcRdmaProtocolException("an OPEN delegation of type " + delegation);
+        }
+        return new Open(stateid, rflags, delegation);
+    }
+
+    /** READDIR4resok (RFC 7531): cookieverf, then entries while value_follows, then eof. */
+    private static Directory decodeDirectory(ByteBuf in) {
+        byte[] verifier = fixed(in, Nfs4.VERIFIER_LENGTH, "READDIR cookie verifier");
+        List<Entry> entries = new ArrayList<>();
+        while (Xdr.readBoolean(in, "READDIR value_follows")) {
+            if (entries.size() == 100_000) {
+                throw new RpcRdmaProtocolException("a READDIR reply of more than 100000 entries");
+            }
+            long cookie = Xdr.readLong(in, "READDIR entry cookie");
+            String name = new String(Xdr.readOpaque(in, Nfs4Compound.MAX_NAME, "READDIR entry name"),
+                    java.nio.charset.StandardCharsets.UTF_8);
+            entries.add(new Entry(cookie, name, decodeAttributes(in)));
+        }
+        boolean eof = Xdr.readBoolean(in, "READDIR eof");
+        return new Directory(verifier, List.copyOf(entries), eof);
     }
 
     private static Read decodeRead(ByteBuf in, boolean readDataInChunk) {

@@ -33,12 +33,16 @@ public final class Nfs4Exception extends RuntimeException {
     /** What a status means for this sample's operations, or "" when there is nothing to add to its name. */
     static String hint(int status, int op) {
         return switch (status) {
-            case Nfs4.NFS4ERR_GRACE -> "the server is in its grace period after nfsd started (90 s on Linux, longer"
+            case Nfs4.NFS4ERR_GRACE -> op == Nfs4.OP_OPEN ? "the server is in its grace period after nfsd started"
+                    + " (90 s on Linux, longer in a slow VM) and refuses new OPENs until it ends: wait, or raise"
+                    + " --grace-wait" : "the server is in its grace period after nfsd started (90 s on Linux, longer"
                     + " in a slow VM), and refuses READ with the anonymous all-zeros stateid until it ends: wait, or"
                     + " use --stateid ones (the READ-bypass stateid, allowed during grace)";
             case Nfs4.NFS4ERR_FBIG -> "the server could not return the READ data: the offset is beyond the largest"
                     + " file it supports, or (Linux svcrdma) the Write chunk offered was shorter than the READ count";
             case Nfs4.NFS4ERR_NOENT -> "no such file or directory";
+            case Nfs4.NFS4ERR_ROFS -> "the export is read-only";
+            case Nfs4.NFS4ERR_NOSPC -> "the server's file system is full";
             case Nfs4.NFS4ERR_NOTDIR -> "a component before the last is not a directory";
             case Nfs4.NFS4ERR_ISDIR -> "the path names a directory; READ needs a regular file";
             case Nfs4.NFS4ERR_INVAL -> op == Nfs4.OP_READ ? "READ of something that is not a regular file"

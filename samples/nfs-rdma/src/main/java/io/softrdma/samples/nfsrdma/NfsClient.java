@@ -8,6 +8,8 @@ import io.softrdma.mpa.MpaNegotiation;
 import io.softrdma.rpc.RpcRdmaClient;
 import io.softrdma.rpc.RpcRdmaConnection;
 import io.softrdma.rpc.RpcRdmaProtocolException;
+import io.softrdma.rpc.RpcReply;
+import io.softrdma.rpc.Xdr;
 import java.time.Duration;
 import java.util.List;
 import reactor.core.Exceptions;
@@ -156,6 +158,87 @@ final class NfsClient implements AutoCloseable {
                     });
         });
     }
+
+    /**
+     * One COMPOUND with inline arguments and results, decoded; an NFS error is an {@link Nfs4Exception} naming
+     * {@code what}.
+     *
+     * @param path the components the COMPOUND looks up, to name a failed LOOKUP's
+     */
+    Nfs4CompoundReply compound(ByteBuf args, String what, List<String> path) {
+        Nfs4CompoundReply reply = bounded(connection.call(Nfs4.PROGRAM, Nfs4.VERSION, Nfs4.PROC_COMPOUND, args), what)
+                .map(r -> {
+                    try {
+                        return Nfs4CompoundReply.decode(r.results(), false);
+                    } finally {
+                        r.release();
+                    }
+                }).block();
+        Nfs4Exception e = reply.toException(what, path);
+        if (e != null) {
+            throw e;
+        }
+        return reply;
+    }
+
+    /**
+     * {@code PUTFH; WRITE} of the readable octets of {@code data} at {@code offset}, UNSTABLE4. With {@code
+     * readChunk} the data goes in a Read chunk (RFC 8166 §3.4.5, RFC 8267): the server RDMA-Reads it from {@code
+     * data}, registered for this call only; else it is copied inline, padded. {@code data} stays the caller's and
+     * must not change until the Mono ends.
+     */
+    Mono<WriteResult> write(byte[] fh, byte[] stateid, long offset, ByteBuf data, boolean readChunk, String shown) {
+        return Mono.defer(() -> {
+            int length = data.readableBytes();
+            ByteBuf args = ByteBufAllocator.DEFAULT.buffer();
+            int position = Nfs4Compound.encodeWrite(args, fh, stateid, offset, Nfs4.UNSTABLE4, length);
+            String what = "WRITE " + shown + " at offset " + offset + " count " + length;
+            Mono<RpcReply> call;
+            if (readChunk) {
+                call = connection.callWithData(Nfs4.PROGRAM, Nfs4.VERSION, Nfs4.PROC_COMPOUND, args, position, data);
+            } else {
+                args.writeBytes(data, data.readerIndex(), length);
+                args.writeZero(Xdr.pad(length));
+                call = connection.call(Nfs4.PROGRAM, Nfs4.VERSION, Nfs4.PROC_COMPOUND, args);
+            }
+            return bounded(call, what).map(r -> {
+                Nfs4CompoundReply reply;
+                try {
+                    reply = Nfs4CompoundReply.decode(r.results(), false);
+                } finally {
+                    r.release();
+                }
+                Nfs4Exception e = reply.toException(what, List.of());
+                if (e != null) {
+                    throw e;
+                }
+                Nfs4CompoundReply.Write w = reply.write();
+                if (w == null) {
+                    throw new RpcRdmaProtocolException(what + ": the COMPOUND reply has no WRITE result");
+                }
+                if (w.count() > length) {
+                    throw new RpcRdmaProtocolException(what + ": WRITE says it wrote " + w.count() + " octets, more"
+                            + " than it was given");
+                }
+                return new WriteResult(offset, length, (int) w.count(), w.committed(), w.verifier(), readChunk,
+                        r.remotelyInvalidated());
+            });
+        });
+    }
+
+    /**
+     * One WRITE's outcome.
+     *
+     * @param offset where it wrote
+     * @param requested octets sent
+     * @param count octets the server took
+     * @param committed the stability the server gave them ({@link Nfs4#UNSTABLE4}, ...)
+     * @param verifier the server's write verifier
+     * @param readChunk whether the data went by Read chunk
+     * @param remotelyInvalidated whether the reply was a Send with Invalidate of the chunk's STag
+     */
+    record WriteResult(long offset, int requested, int count, int committed, byte[] verifier, boolean readChunk,
+            boolean remotelyInvalidated) {}
 
     private <T> Mono<T> bounded(Mono<T> call, String what) {
         return call.timeout(timeout, Mono.error(() -> new NfsRdmaException("no reply to " + what + " within "

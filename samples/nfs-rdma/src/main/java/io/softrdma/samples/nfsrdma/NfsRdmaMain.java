@@ -8,10 +8,14 @@ import io.softrdma.rpc.RpcProgramMismatchException;
 import io.softrdma.rpc.RpcRdmaConnection;
 import io.softrdma.rpc.RpcRdmaErrorException;
 import io.softrdma.rpc.RpcRdmaProtocolException;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.net.ConnectException;
+import java.nio.file.Files;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -65,6 +69,13 @@ public final class NfsRdmaMain {
             err.flush();
             return USAGE;
         }
+        if (options.write() && !(Files.isRegularFile(options.writeFile()) && Files.isReadable(options.writeFile()))) {
+            // Before anything reaches the server: OPEN would truncate the file there.
+            err.println("nfs-rdma: error: cannot read " + options.writeFile() + ": " + (Files.exists(options
+                    .writeFile()) ? "not a readable regular file" : "no such file"));
+            err.flush();
+            return FAILED;
+        }
         NfsClient client = null;
         try {
             client = NfsClient.connect(options, (int) (System.currentTimeMillis() / 1000));
@@ -72,6 +83,12 @@ public final class NfsRdmaMain {
                     + client.describeConnection());
             if (options.read()) {
                 read(client, options, out);
+            } else if (options.write()) {
+                write(client, options, out);
+            } else if (options.listPath() != null) {
+                list(client, options, out);
+            } else if (options.statPath() != null) {
+                stat(client, options, out);
             } else {
                 nulls(client, options, out);
             }
@@ -122,6 +139,77 @@ public final class NfsRdmaMain {
         if (options.out() != null) {
             out.println("nfs-rdma: wrote " + o.bytes() + " octets to " + options.out());
         }
+    }
+
+    private static void write(NfsClient client, NfsRdmaOptions options, PrintStream out) {
+        NfsWriter.Outcome o = new NfsWriter(client, options, out).run();
+        RpcRdmaConnection c = client.connection();
+        String to = "/" + String.join("/", Nfs4Compound.pathComponents(options.to()));
+        out.println(String.format(Locale.ROOT, "nfs-rdma: wrote %d octets of %s to %s in %d WRITE call%s (%d by Read"
+                + " chunk, %d inline), %.3f s, %.2f MB/s", o.bytes(), options.writeFile(), to, o.calls(),
+                o.calls() == 1 ? "" : "s", o.chunked(), o.calls() - o.chunked(), o.seconds(), o.megabytesPerSecond()));
+        out.println("nfs-rdma: RDMA Read Requests served: " + o.readRequests() + ", " + o.readResponseOctets()
+                + " octets in Read Responses");
+        out.println("nfs-rdma: COMMIT verifier " + o.verifier() + " matches the WRITEs'; CLOSE: size "
+                + o.sizeAfterClose());
+        out.println("nfs-rdma: credits granted " + c.creditsGranted() + " (used up to " + c.creditLimit()
+                + "); invalidations: remote " + c.remoteInvalidations() + ", local " + c.localInvalidations());
+        out.println("nfs-rdma: md5 " + o.md5());
+    }
+
+    /** READDIR in batches that fit the receive inline threshold, until the server says EOF. */
+    private static void list(NfsClient client, NfsRdmaOptions options, PrintStream out) {
+        List<String> path = Nfs4Compound.pathComponents(options.listPath());
+        String shown = "/" + String.join("/", path);
+        // The reply goes inline: leave room below the threshold for the headers and the lookups' results.
+        int maxcount = Math.max(1024, client.connection().parameters().receiveInlineThreshold() - 512);
+        long cookie = 0;
+        byte[] verifier = new byte[Nfs4.VERIFIER_LENGTH];
+        int entries = 0;
+        int calls = 0;
+        while (true) {
+            ByteBuf args = ByteBufAllocator.DEFAULT.buffer();
+            Nfs4Compound.encodeReaddir(args, path, cookie, verifier, maxcount, maxcount);
+            Nfs4CompoundReply.Directory d = client.compound(args, "READDIR " + shown, path).directory();
+            calls++;
+            if (d == null) {
+                throw new RpcRdmaProtocolException("READDIR " + shown + ": the COMPOUND reply has no READDIR result");
+            }
+            for (Nfs4CompoundReply.Entry e : d.entries()) {
+                entries++;
+                out.println("nfs-rdma: entry " + e.name() + " " + typeName(e.attributes().type()) + " "
+                        + e.attributes().size());
+                cookie = e.cookie();
+            }
+            verifier = d.cookieVerifier();
+            if (d.eof()) {
+                break;
+            }
+            if (d.entries().isEmpty()) {
+                throw new RpcRdmaProtocolException("READDIR " + shown + ": no entries and no EOF");
+            }
+        }
+        out.println("nfs-rdma: " + shown + ": " + entries + " entr" + (entries == 1 ? "y" : "ies") + " in " + calls
+                + " READDIR call" + (calls == 1 ? "" : "s"));
+    }
+
+    private static void stat(NfsClient client, NfsRdmaOptions options, PrintStream out) {
+        List<String> path = Nfs4Compound.pathComponents(options.statPath());
+        String shown = "/" + String.join("/", path);
+        Nfs4CompoundReply r = client.getattr(path, shown);
+        out.println("nfs-rdma: " + shown + ": filehandle " + r.fileHandleHex() + ", type "
+                + typeName(r.attributes().type()) + ", size " + r.attributes().size());
+    }
+
+    static String typeName(int type) {
+        return switch (type) {
+            case Nfs4.NF4REG -> "file";
+            case Nfs4.NF4DIR -> "directory";
+            case Nfs4.NF4LNK -> "symlink";
+            case Nfs4.NF4BLK -> "block-device";
+            case Nfs4.NF4CHR -> "char-device";
+            default -> "type-" + type;
+        };
     }
 
     /** One line for a failure: what the server or the transport said, in words. */

@@ -43,11 +43,20 @@ import picocli.CommandLine.Option;
  * @param uid {@code --uid}: AUTH_SYS uid
  * @param gid {@code --gid}: AUTH_SYS gid
  * @param verbose {@code -v}: a line per call
+ * @param writeFile {@code --write FILE}: the local file to copy to the server; null when not writing
+ * @param to {@code --to PATH}: where {@code --write} puts it, from the server's NFSv4 root
+ * @param listPath {@code --ls PATH}: the directory to list with READDIR; null when not listing
+ * @param statPath {@code --stat PATH}: the file or directory to GETATTR; null when not
+ * @param alwaysReadChunk {@code --write-chunks always}: every WRITE's data by Read chunk; false (auto): only a
+ *     WRITE whose call does not fit the send inline threshold
+ * @param graceWait {@code --grace-wait}: how long OPEN is retried while the server answers NFS4ERR_GRACE or
+ *     NFS4ERR_DELAY
  */
 public record NfsRdmaOptions(String host, int port, int nullCalls, String path, long offset, long count,
         int chunkSize, Path out, Stateid stateid, boolean crc, boolean remoteInvalidation, int credits,
         int inlineSize, int window, Duration timeout, Duration firstFpduProbe, String machine, int uid, int gid,
-        boolean verbose) {
+        boolean verbose, Path writeFile, String to, String listPath, String statPath, boolean alwaysReadChunk,
+        Duration graceWait) {
 
     /** The special stateid of a READ (RFC 7530 §9.1.4.3). */
     public enum Stateid {
@@ -71,6 +80,8 @@ public record NfsRdmaOptions(String host, int port, int nullCalls, String path, 
     public static final int DEFAULT_INLINE_SIZE = 4096;
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(30);
     public static final String DEFAULT_MACHINE = "softrdma";
+    /** Linux nfsd's grace period is 90 s; under TCG it ends later. */
+    public static final Duration DEFAULT_GRACE_WAIT = Duration.ofSeconds(180);
 
     /** The options listed under "transport options:" in the usage text: the connection's, and the rest. */
     private static final Set<String> TRANSPORT_OPTIONS = Set.of("--crc", "--no-inv", "--credits", "--inline-size",
@@ -90,9 +101,14 @@ public record NfsRdmaOptions(String host, int port, int nullCalls, String path, 
         return RpcAuth.sys(stamp, machine, uid, gid);
     }
 
-    /** Whether this run reads a file (else it makes NULL calls). */
+    /** Whether this run reads a file. */
     public boolean read() {
         return path != null;
+    }
+
+    /** Whether this run writes a file. */
+    public boolean write() {
+        return writeFile != null;
     }
 
     /** Whether the arguments ask for the usage text. */
@@ -133,7 +149,10 @@ public record NfsRdmaOptions(String host, int port, int nullCalls, String path, 
     @Command(name = "nfs-rdma", customSynopsis = {
         "nfs-rdma --null N [--host H] [--port P] [transport options]",
         "       nfs-rdma --read PATH [--offset O] [--count C] [--chunk-size S] [--out FILE]",
-        "                [--stateid ones|zero] [--window W] [--host H] [--port P] [transport options]"},
+        "                [--stateid ones|zero] [--window W] [--host H] [--port P] [transport options]",
+        "       nfs-rdma --write FILE --to PATH [--chunk-size S] [--window W] [--write-chunks auto|always]",
+        "                [--grace-wait SECONDS] [--host H] [--port P] [transport options]",
+        "       nfs-rdma --ls PATH | --stat PATH [--host H] [--port P] [transport options]"},
             descriptionHeading = "%n", description = "An NFSv4.0 client over RPC-over-RDMA v1 (RFC 8166), e.g. for"
                     + " the Linux kernel NFS server (svcrdma).",
             footerHeading = "%n",
@@ -163,6 +182,25 @@ public record NfsRdmaOptions(String host, int port, int nullCalls, String path, 
         @Option(names = "--window", paramLabel = "W", description = "READ calls in flight at once, 1 to 1024"
                 + " (default: the server's credit grant, at most --credits)")
         String window;
+        @Option(names = "--write", paramLabel = "FILE", description = "copy the local FILE to --to PATH: SETCLIENTID,"
+                + " OPEN (create, truncate) and OPEN_CONFIRM, WRITEs whose data the server RDMA-Reads from a Read"
+                + " chunk, COMMIT, CLOSE; print bytes, calls, MB/s, the RDMA Read Requests served and the md5")
+        String writeFile;
+        @Option(names = "--to", paramLabel = "PATH", description = "where --write puts the file: a path from the"
+                + " server's NFSv4 root")
+        String to;
+        @Option(names = "--write-chunks", paramLabel = "MODE", description = "auto (default): a WRITE whose"
+                + " call fits the send inline threshold goes inline, a larger one's data by Read chunk; always: every"
+                + " WRITE's data by Read chunk")
+        String writeChunks;
+        @Option(names = "--grace-wait", paramLabel = "SECONDS", description = "how long OPEN is retried while the"
+                + " server is in its grace period (NFS4ERR_GRACE) or busy (default 180)")
+        String graceWait;
+        @Option(names = "--ls", paramLabel = "PATH", description = "list the directory PATH with READDIR: name,"
+                + " type and size of each entry")
+        String listPath;
+        @Option(names = "--stat", paramLabel = "PATH", description = "GETATTR of PATH: filehandle, type and size")
+        String statPath;
         @Option(names = "--host", paramLabel = "H", description = "the server (default 127.0.0.1)")
         String host;
         @Option(names = "--port", paramLabel = "P", description = "its NFS/RDMA port (default 20049)")
@@ -204,9 +242,25 @@ public record NfsRdmaOptions(String host, int port, int nullCalls, String path, 
         NfsRdmaOptions build() {
             int nullCalls = this.nullCalls == null ? 0
                     : (int) wholeNumber(this.nullCalls, "--null", 1, 1_000_000, " (NULL calls to make)");
-            if (path != null) {
-                Nfs4Compound.pathComponents(path); // the path's own checks, with their message
+            for (String p : new String[] {path, to, listPath, statPath}) {
+                if (p != null) {
+                    Nfs4Compound.pathComponents(p); // the path's own checks, with their message
+                }
             }
+            if (to != null && Nfs4Compound.pathComponents(to).isEmpty()) {
+                throw new IllegalArgumentException("--to " + to + ": give a file name, e.g. /copy.bin");
+            }
+            if (writeFile != null && writeFile.isBlank()) {
+                throw new IllegalArgumentException("--write needs a file name");
+            }
+            boolean alwaysReadChunk = this.writeChunks != null && switch (this.writeChunks) {
+                case "always" -> true;
+                case "auto" -> false;
+                default -> throw new IllegalArgumentException("--write-chunks " + this.writeChunks + ": use auto or"
+                        + " always");
+            };
+            Duration graceWait = this.graceWait == null ? DEFAULT_GRACE_WAIT
+                    : Duration.ofSeconds(wholeNumber(this.graceWait, "--grace-wait", 0, 3600, " (seconds)"));
             if (host != null && host.isBlank()) {
                 throw new IllegalArgumentException("--host needs a host name or address");
             }
@@ -249,31 +303,52 @@ public record NfsRdmaOptions(String host, int port, int nullCalls, String path, 
             }
             int uid = this.uid == null ? 0 : (int) wholeNumber(this.uid, "--uid", 0, 0xFFFF_FFFFL);
             int gid = this.gid == null ? 0 : (int) wholeNumber(this.gid, "--gid", 0, 0xFFFF_FFFFL);
-            if (nullCalls > 0 && path != null) {
-                throw new IllegalArgumentException("--null and --read exclude each other: one run makes NULL calls"
-                        + " or reads a file");
-            }
-            if (nullCalls == 0 && path == null) {
-                throw new IllegalArgumentException("say what to do: --null N (N NULL calls) or --read PATH");
-            }
+            List<String> modes = new ArrayList<>();
             if (nullCalls > 0) {
-                List<String> misplaced = new ArrayList<>();
-                String[] values = {this.offset, this.count, this.chunkSize, out, this.stateid, this.window};
-                String[] names = {"--offset", "--count", "--chunk-size", "--out", "--stateid", "--window"};
-                for (int i = 0; i < names.length; i++) {
-                    if (values[i] != null) {
-                        misplaced.add(names[i]);
-                    }
+                modes.add("--null");
+            }
+            for (String[] m : new String[][] {{path, "--read"}, {writeFile, "--write"}, {listPath, "--ls"},
+                {statPath, "--stat"}}) {
+                if (m[0] != null) {
+                    modes.add(m[1]);
                 }
-                if (!misplaced.isEmpty()) {
-                    throw new IllegalArgumentException(String.join(", ", misplaced) + (misplaced.size() == 1 ? " is"
-                            : " are") + " for --read, not --null");
+            }
+            if (modes.size() > 1) {
+                throw new IllegalArgumentException(String.join(" and ", modes) + " exclude each other: one run"
+                        + " makes NULL calls, reads a file, writes one, lists a directory or stats a path");
+            }
+            if (modes.isEmpty()) {
+                throw new IllegalArgumentException("say what to do: --null N (N NULL calls), --read PATH, --write FILE"
+                        + " --to PATH, --ls PATH or --stat PATH");
+            }
+            if (writeFile != null && to == null) {
+                throw new IllegalArgumentException("--write needs --to PATH: where the file goes on the server");
+            }
+            String mode = modes.get(0);
+            List<String> misplaced = new ArrayList<>();
+            String[] values = {this.offset, this.count, this.chunkSize, out, this.stateid, this.window, to,
+                this.writeChunks, this.graceWait};
+            String[] names = {"--offset", "--count", "--chunk-size", "--out", "--stateid", "--window", "--to",
+                "--write-chunks", "--grace-wait"};
+            Set<String> allowed = switch (mode) {
+                case "--read" -> Set.of("--offset", "--count", "--chunk-size", "--out", "--stateid", "--window");
+                case "--write" -> Set.of("--chunk-size", "--window", "--to", "--write-chunks", "--grace-wait");
+                default -> Set.of();
+            };
+            for (int i = 0; i < names.length; i++) {
+                if (values[i] != null && !allowed.contains(names[i])) {
+                    misplaced.add(names[i]);
                 }
+            }
+            if (!misplaced.isEmpty()) {
+                throw new IllegalArgumentException(String.join(", ", misplaced) + (misplaced.size() == 1 ? " is"
+                        : " are") + " not for " + mode);
             }
             return new NfsRdmaOptions(host == null ? DEFAULT_HOST : host.trim(), port, nullCalls, path, offset, count,
                     chunkSize, out == null ? null : Path.of(out), stateid, crc, !noInvalidation, credits, inlineSize,
                     window, timeout, firstFpduProbe, machine == null ? DEFAULT_MACHINE : machine, uid, gid,
-                    verbose);
+                    verbose, writeFile == null ? null : Path.of(writeFile), to, listPath, statPath, alwaysReadChunk,
+                    graceWait);
         }
     }
 }

@@ -1,6 +1,7 @@
 package io.softrdma.samples.nfsrdma;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -53,6 +54,21 @@ class NfsRdmaMainTest {
         assertThat(r.rc()).isEqualTo(NfsRdmaMain.FAILED);
         assertThat(r.err()).startsWith("nfs-rdma: error: cannot connect to 127.0.0.1:" + port)
                 .contains("refused").hasLineCount(1);
+    }
+
+    @Test
+    void aWriteOfALocalFileThatIsNotThereFailsBeforeConnecting() throws IOException {
+        // A server socket that would see any connection: nothing may reach the server, whose OPEN would truncate.
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            Run r = run("--port", Integer.toString(s.getLocalPort()), "--write", "/no/such/local/file", "--to",
+                    "/copy.bin");
+            assertThat(r.rc()).isEqualTo(NfsRdmaMain.FAILED);
+            assertThat(r.err()).isEqualTo("nfs-rdma: error: cannot read /no/such/local/file: no such file\n");
+            assertThat(r.out()).isEmpty();
+            s.setSoTimeout(1);
+            assertThatThrownBy(s::accept).as("no connection was made").isInstanceOf(
+                    java.net.SocketTimeoutException.class);
+        }
     }
 
     @Test

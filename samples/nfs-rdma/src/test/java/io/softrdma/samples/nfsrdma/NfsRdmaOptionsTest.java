@@ -123,11 +123,43 @@ class NfsRdmaOptionsTest {
 
     @Test
     void modesAreCheckedTogether() {
-        fails("", "say what to do: --null N (N NULL calls) or --read PATH");
+        fails("", "say what to do: --null N (N NULL calls), --read PATH, --write FILE --to PATH, --ls PATH or"
+                + " --stat PATH");
         fails("--port 17200", "say what to do");
         fails("--null 3 --read /data.bin", "--null and --read exclude each other");
-        fails("--null 3 --offset 5", "--offset is for --read, not --null");
-        fails("--null 3 --out /tmp/x --count 5", "--count, --out are for --read, not --null");
+        fails("--read /a --write /tmp/b --to /b", "--read and --write exclude each other");
+        fails("--ls / --stat /a", "--ls and --stat exclude each other");
+        fails("--null 3 --offset 5", "--offset is not for --null");
+        fails("--null 3 --out /tmp/x --count 5", "--count, --out are not for --null");
+        fails("--write /tmp/x", "--write needs --to PATH");
+        fails("--write /tmp/x --to /", "--to /: give a file name");
+        fails("--write /tmp/x --to /a --offset 4", "--offset is not for --write");
+        fails("--read /a --to /b", "--to is not for --read");
+        fails("--read /a --write-chunks always", "--write-chunks is not for --read");
+        fails("--ls / --chunk-size 4096", "--chunk-size is not for --ls");
+        fails("--write /tmp/x --to /a --write-chunks some", "--write-chunks some: use auto or always");
+        fails("--write /tmp/x --to /a --grace-wait -1", "--grace-wait");
+        fails("--write /tmp/x --to /a/../b", "cannot be looked up");
+    }
+
+    @Test
+    void writeOptions() {
+        NfsRdmaOptions o = NfsRdmaOptions.parse("--write", "/tmp/x.bin", "--to", "/dir/copy.bin");
+        assertThat(o.write()).isTrue();
+        assertThat(o.read()).isFalse();
+        assertThat(o.writeFile()).isEqualTo(java.nio.file.Path.of("/tmp/x.bin"));
+        assertThat(o.to()).isEqualTo("/dir/copy.bin");
+        assertThat(o.alwaysReadChunk()).isFalse();
+        assertThat(o.graceWait()).isEqualTo(Duration.ofSeconds(180));
+        assertThat(o.chunkSize()).isEqualTo(65536);
+        NfsRdmaOptions all = NfsRdmaOptions.parse("--write", "/tmp/x.bin", "--to", "/c", "--write-chunks", "always",
+                "--grace-wait", "5", "--chunk-size", "131072", "--window", "4");
+        assertThat(all.alwaysReadChunk()).isTrue();
+        assertThat(all.graceWait()).isEqualTo(Duration.ofSeconds(5));
+        assertThat(all.chunkSize()).isEqualTo(131072);
+        assertThat(all.window()).isEqualTo(4);
+        assertThat(NfsRdmaOptions.parse("--ls", "/").listPath()).isEqualTo("/");
+        assertThat(NfsRdmaOptions.parse("--stat", "/a").statPath()).isEqualTo("/a");
     }
 
     @Test
@@ -156,7 +188,9 @@ class NfsRdmaOptionsTest {
                 "--read /data.bin --chunk-size 262144 --out /tmp/a.bin",
                 "--read /data.bin --offset 262144 --count 131072 --out /tmp/a.bin",
                 "--read /data.bin --offset 1047575 --count 65536 --out /tmp/a.bin -v", "--read /no-such-file",
-                "--read /data.bin --stateid zero --count 65536 --out /tmp/a.bin")) {
+                "--read /data.bin --stateid zero --count 65536 --out /tmp/a.bin",
+                "--write /tmp/w.local --to /write-16m-crc-on.bin --crc on", "--write /tmp/s.local --to /s.bin -v",
+                "--read /write-1m-crc-off.bin --out /tmp/b.bin --crc off", "--ls /", "--stat /write-16m-crc-on.bin")) {
             NfsRdmaOptions o = NfsRdmaOptions.parse((common + line).split(" "));
             assertThat(o.port()).as(line).isEqualTo(17250);
             assertThat(o.timeout()).as(line).isEqualTo(Duration.ofSeconds(60));
@@ -171,7 +205,9 @@ class NfsRdmaOptionsTest {
         int transport = usage.indexOf("\ntransport options:\n");
         assertThat(transport).isPositive();
         for (String option : java.util.List.of("--null N", "--read PATH", "--offset O", "--count C", "--chunk-size S",
-                "--out FILE", "--stateid ones|zero", "--window W", "--host H", "--port P")) {
+                "--out FILE", "--stateid ones|zero", "--window W", "--write FILE", "--to PATH",
+                "--write-chunks MODE", "--grace-wait SECONDS", "--ls PATH", "--stat PATH", "--host H",
+                "--port P")) {
             assertThat(usage.indexOf("      " + option + "  ")).as(option).isPositive().isLessThan(transport);
         }
         for (String option : java.util.List.of("--crc on|off", "--no-inv", "--credits N", "--inline-size N",
