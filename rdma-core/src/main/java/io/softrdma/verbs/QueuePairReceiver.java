@@ -126,6 +126,12 @@ final class QueuePairReceiver {
             return segmentError(RdmapError.OPERATION_UNEXPECTED_OPCODE, u, tagged, false, "opcode " + opcode.code()
                     + " (" + opcode + ", RFC 7306) on a stream whose ends did not agree to it at connection setup");
         }
+        if (length < headerLength + opcode.headerLength()) {
+            // As siw: the minimum ULPDU_Length is that of the opcode's fixed headers (Read Request, Terminate, and
+            // RFC 7306 §5.2.1, §5.2.2, §6.2's 52, 12 and 8 octets); a longer one is DDP's "message too long" below.
+            return shortUlpdu(length, "shorter than the " + headerLength + "-octet DDP header and the "
+                    + opcode.headerLength() + "-octet header of " + opcode);
+        }
         boolean last = DdpControl.last(ddp);
         qp.counters.segment(true, opcode.code(), last, Math.max(0, length - headerLength - opcode.headerLength()));
         return switch (opcode) {
@@ -586,8 +592,7 @@ final class QueuePairReceiver {
     private TerminateCause terminate(ByteBuf u) {
         int base = u.readerIndex();
         int length = u.readableBytes() - UntaggedHeaderCodec.LENGTH;
-        if (UntaggedHeaderCodec.queueNumber(u, base) != UntaggedHeaderCodec.QN_TERMINATE
-                || length < TerminateCodec.CONTROL_LENGTH) {
+        if (UntaggedHeaderCodec.queueNumber(u, base) != UntaggedHeaderCodec.QN_TERMINATE) {
             return segmentError(DdpError.UNTAGGED_INVALID_QN, u, false, "a malformed Terminate (QN "
                     + UntaggedHeaderCodec.queueNumber(u, base) + ", " + length + " octets of Terminate header)");
         }

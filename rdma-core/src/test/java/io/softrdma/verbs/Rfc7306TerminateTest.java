@@ -268,7 +268,7 @@ class Rfc7306TerminateTest {
     }
 
     @Test
-    void atomicRequestOfTheWrongLengthSendsMessageTooLong() throws Exception {
+    void rfc7306Section5_2_1AnAtomicRequestLongerThanFiftyTwoOctetsSendsMessageTooLong() throws Exception {
         connect();
         String s = atomicRequest(1, 0, 1, 1, 8, 1, 0, 0, 0) + "0000000000000000";
         peer.send(s);
@@ -311,8 +311,33 @@ class Rfc7306TerminateTest {
         expectTerminate(terminate(1, 2, 0x02, s.substring(0, 36), 26, ""), "UNTAGGED_NO_BUFFER");
     }
 
+    @org.junit.jupiter.params.ParameterizedTest(name = "{0}")
+    @org.junit.jupiter.params.provider.ValueSource(strings = {
+            "Immediate Data of 7 octets", "Immediate Data with SE of 0 octets",
+            "Atomic Request of 51 octets", "Atomic Response of 11 octets"})
+    void rfc7306Section6_3AndSection5_2AMessageShorterThanItsFixedHeaderSendsTheFramingError(String what)
+            throws Exception {
+        // §6.3: "exactly 8 bytes", checked on receipt; §5.2.1, §5.2.2: the 52- and 12-octet headers. Shorter, the
+        // FPDU's ULPDU_Length cannot be right: RFC 5044 §8 code 3, without headers, as Linux siw answers any opcode
+        // whose fixed header does not fit.
+        connect();
+        MemoryRegion buffer = pd.allocate(16, Access.of(Access.LOCAL_WRITE));
+        qp.postReceive(ReceiveWorkRequest.of(1, ScatterGatherEntry.of(buffer)));
+        String s = switch (what) {
+            case "Immediate Data of 7 octets" -> untagged(8, true, 0, 0, 1, 0) + "01020304050607";
+            case "Immediate Data with SE of 0 octets" -> untagged(9, true, 0, 0, 1, 0);
+            case "Atomic Request of 51 octets" -> atomicRequest(1, 0, 1, 1, 8, 1, 0, 0, -1L).substring(0, 2 * 69);
+            default -> untagged(0xB, true, 0, 3, 1, 0) + "00000001" + "00000000000005";
+        };
+        peer.send(s);
+        expectTerminate(terminate(2, 0, 0x03, "", 0, ""), "MARKER_AND_ULPDU_LENGTH_MISMATCH");
+        assertThat(cq.poll()).as("the receive is flushed, not completed with data").satisfiesAnyOf(
+                c -> assertThat(c).isNull(), c -> assertThat(c.status()).isNotEqualTo(WorkCompletionStatus.SUCCESS));
+        buffer.close();
+    }
+
     @Test
-    void immediateDataOfTheWrongLengthSendsMessageTooLong() throws Exception {
+    void rfc7306Section6_3ImmediateDataLongerThanEightOctetsSendsMessageTooLong() throws Exception {
         connect();
         MemoryRegion buffer = pd.allocate(16, Access.of(Access.LOCAL_WRITE));
         qp.postReceive(ReceiveWorkRequest.of(1, ScatterGatherEntry.of(buffer)));
@@ -351,12 +376,23 @@ class Rfc7306TerminateTest {
     }
 
     @Test
-    void atomicRequestInTwoSegmentsSendsMessageTooLong() throws Exception {
+    void atomicRequestSplitInsideItsHeaderSendsTheFramingError() throws Exception {
+        // A segment that cannot hold the 52-octet header (§5.2.1): its ULPDU_Length is wrong, as for a short one.
         connect();
         String whole = atomicRequest(1, 0, 1, 1, 8, 1, 0, 0, 0);
         String first = untagged(0xA, false, 0, 1, 1, 0) + whole.substring(36, 36 + 2 * 26);
         peer.send(first);
-        expectTerminate(terminate(1, 2, 0x05, first.substring(0, 36), 44, ""), "UNTAGGED_MESSAGE_TOO_LONG");
+        expectTerminate(terminate(2, 0, 0x03, "", 0, ""), "MARKER_AND_ULPDU_LENGTH_MISMATCH");
+    }
+
+    @Test
+    void atomicRequestWholeButNotTheLastSegmentSendsMessageTooLong() throws Exception {
+        // The whole header with L = 0: more would follow, but an Atomic Request is one segment of 52 octets.
+        connect();
+        String whole = atomicRequest(1, 0, 1, 1, 8, 1, 0, 0, 0);
+        String first = untagged(0xA, false, 0, 1, 1, 0) + whole.substring(36);
+        peer.send(first);
+        expectTerminate(terminate(1, 2, 0x05, first.substring(0, 36), 70, ""), "UNTAGGED_MESSAGE_TOO_LONG");
     }
 
     @Test

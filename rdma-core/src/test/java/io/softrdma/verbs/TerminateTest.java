@@ -265,7 +265,15 @@ class TerminateTest {
     }
 
     @Test
-    void readRequestOfTheWrongLengthSendsMessageTooLong() throws Exception {
+    void rfc5044Section8AReadRequestShorterThanItsHeaderSendsTheFramingError() throws Exception {
+        // RFC 5040 §4.4: 28 octets after the DDP header. Linux siw checks the minimum length per opcode too.
+        connect();
+        peer.send(readRequest(1, 1, 0, 8, 2, 0).substring(0, 2 * (18 + 27)));
+        expectTerminate(terminate(2, 0, 0x03, "", 0, ""), "MARKER_AND_ULPDU_LENGTH_MISMATCH");
+    }
+
+    @Test
+    void readRequestLongerThanItsHeaderSendsMessageTooLong() throws Exception {
         connect();
         String s = readRequest(1, 1, 0, 8, 2, 0) + "00000000";
         peer.send(s);
