@@ -90,7 +90,7 @@ class AtomicOperationTest {
     }
 
     @Test
-    void maskedAddMatchesABitSerialAdderThatResetsTheCarryAtEachFieldEnd() {
+    void rfc7306Section5_1_1MaskedAddMatchesTheRfcsBitSerialPseudocode() {
         SplittableRandom random = new SplittableRandom(7306);
         for (int i = 0; i < 5_000; i++) {
             long a = random.nextLong();
@@ -122,18 +122,50 @@ class AtomicOperationTest {
     }
 
     /**
-     * A ripple-carry adder, one bit at a time: so unlike the implementation it never builds field masks, and
-     * shares none of its shift arithmetic.
+     * RFC 7306 §5.1.1's pseudocode for the masked FetchAdd, transcribed line by line (a ripple-carry adder that
+     * drops the carry out of each bit set in the Add Mask): unlike the implementation it never builds field
+     * masks, and shares none of its shift arithmetic.
      */
-    private static long referenceMaskedAdd(long a, long b, long boundaries) {
-        long result = 0;
-        int carry = 0;
-        for (int bit = 0; bit < 64; bit++) {
-            int sum = (int) (a >>> bit & 1) + (int) (b >>> bit & 1) + carry;
-            result |= (long) (sum & 1) << bit;
-            carry = (boundaries >>> bit & 1) != 0 ? 0 : sum >>> 1;
+    private static long referenceMaskedAdd(long originalRemoteDataValue, long addData, long addMask) {
+        long bitLocation = 1;
+        long carry = 0;
+        long remoteDataValue = 0;
+        for (int bit = 0; bit <= 63; bit++) {
+            if (bit != 0) {
+                bitLocation = bitLocation << 1;
+            }
+            long val1 = (originalRemoteDataValue & bitLocation) >>> bit;
+            long val2 = (addData & bitLocation) >>> bit;
+            long sum = carry + val1 + val2;
+            carry = (sum & 2) >> 1;
+            sum = sum & 1;
+            if (sum != 0) {
+                remoteDataValue |= bitLocation;
+            }
+            carry = carry != 0 && (addMask & bitLocation) == 0 ? 1 : 0;
         }
-        return result;
+        return remoteDataValue;
+    }
+
+    @Test
+    void rfc7306Section5_1_2CompareAndSwapMatchesTheRfcsPseudocode() {
+        SplittableRandom random = new SplittableRandom(7306_512);
+        for (int i = 0; i < 5_000; i++) {
+            long original = random.nextLong();
+            long swapData = random.nextLong();
+            long swapMask = i % 3 == 0 ? -1L : random.nextLong();
+            long compareMask = i % 4 == 0 ? -1L : random.nextLong();
+            // Half the comparisons made to match in the compared bits, or the swap would almost never happen.
+            long compareData = random.nextBoolean() ? (original & compareMask) | (random.nextLong() & ~compareMask)
+                    : random.nextLong();
+            // §5.1.2: if (!((Compare Data ^ Original Remote Data Value) & Compare Mask)) then
+            //   Remote Data Value = (Original Remote Data Value & ~(Swap Mask)) | (Swap Data & Swap Mask)
+            // else Remote Data Value = Original Remote Data Value
+            long expected = ((compareData ^ original) & compareMask) == 0
+                    ? (original & ~swapMask) | (swapData & swapMask) : original;
+            assertThat(AtomicOperation.COMPARE_AND_SWAP.apply(original, swapData, swapMask, compareData, compareMask))
+                    .isEqualTo(expected);
+        }
     }
 
     // ---- Compare-and-Swap ----
