@@ -159,6 +159,31 @@ class Rfc7306TerminateTest {
         source.close();
     }
 
+    @Test
+    void rfc7306Section4_1AndSection5_2_1FieldsSetToZeroOnTransmitAreIgnoredOnReceive() throws Exception {
+        // §4.1: the Invalidate STag of the four new messages is "set to zero by the sender, ignored by the
+        // receiver"; §5.2.1: the 28 Reserved bits before AOpCode are "set to zero on transmit, ignored on receive";
+        // and a FetchAdd's Compare Data and Compare Mask are "ignored by the receiver".
+        connect();
+        MemoryRegion buffer = pd.allocate(16, Access.of(Access.LOCAL_WRITE));
+        qp.postReceive(ReceiveWorkRequest.of(1, ScatterGatherEntry.of(buffer)));
+        MemoryRegion r = word(40, Access.LOCAL_WRITE, Access.REMOTE_ATOMIC);
+        peer.send(untagged(8, true, 0xDEAD_BEEF, 0, 1, 0) + "0102030405060708");
+        WorkCompletion imm = cq.take(Duration.ofSeconds(5));
+        assertThat(imm.opcode()).isEqualTo(WorkCompletionOpcode.RECEIVE_IMMEDIATE);
+        assertThat(imm.invalidated()).isFalse();
+        String request = atomicRequest(1, 0, 0x21, r.stag(), 8, 2, 0, 0x1234, 0x5678);
+        // Invalidate STag = the region's own STag, which must not be invalidated; Reserved bits all ones.
+        request = untagged(0xA, true, r.stag(), 1, 1, 0) + "fffffff0" + request.substring(44);
+        peer.send(request);
+        assertThat(peer.next()).isEqualTo(untagged(0xB, true, 0, 3, 1, 0) + "00000021" + "0000000000000028");
+        assertThat(r.buffer().getLong(8)).isEqualTo(42);
+        assertThat(r.isValid()).isTrue();
+        assertThat(qp.state()).isEqualTo(QueuePairState.RTS);
+        r.close();
+        buffer.close();
+    }
+
     // ---- negotiation ----
 
     @Test
