@@ -124,6 +124,21 @@ class Rfc7306TerminateTest {
     }
 
     @Test
+    void rfc7306Section5_2TheExampleOfDocsProtocolMdIsWhatGoesOnTheWire() throws Exception {
+        // docs/protocol.md, "RFC 7306": a FetchAdd of 2 to STag 0x00000101, TO 8, as the first atomic of a stream.
+        connect();
+        peer.send(tagged(0, true, 1, 0)); // RFC 5044 §7.1.2: the responder waits for the initiator's first FPDU
+        qp.postSend(SendWorkRequest.fetchAdd(1, 0x0000_0101, 8, 2));
+        assertThat(peer.next()).isEqualTo(("41 4a 00000000 00000001 00000001 00000000"
+                + " 00000000 00000001 00000101 0000000000000008 0000000000000002 0000000000000000 0000000000000000"
+                + " ffffffffffffffff").replace(" ", ""));
+        peer.send(("41 4b 00000000 00000003 00000001 00000000 00000001 0000000000000028").replace(" ", ""));
+        WorkCompletion c = cq.take(Duration.ofSeconds(5));
+        assertThat(c.isSuccess()).isTrue();
+        assertThat(c.atomicOriginalValue()).isEqualTo(40);
+    }
+
+    @Test
     void rfc7306Section6_3ImmediateDataIsEightOctetsOnTheSendQueueAndConsumesAReceive() throws Exception {
         connect();
         MemoryRegion buffer = pd.allocate(16, Access.of(Access.LOCAL_WRITE));
