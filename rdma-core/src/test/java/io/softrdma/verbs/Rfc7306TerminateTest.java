@@ -479,6 +479,40 @@ class Rfc7306TerminateTest {
     }
 
     @Test
+    void aRegionClosedWhileItsAtomicWaitsBehindReadResponsesEndsTheStreamWithInvalidStagNamingTheRequest()
+            throws Exception {
+        // RFC 7306 §7 has the atomic wait for the Read Responses before it; meanwhile its region goes. It is then
+        // never touched, and the Terminate (RFC 5040 §7.2 invalid STag) carries the Atomic Request's DDP header, by
+        // whose MSN a SoftRDMA requester finds the failed atomic (§8.1 rule 2).
+        connect(c -> c.withExtensions(RdmapExtensions.ALL).withReadDepths(4, 64), RdmapExtensions.ALL);
+        int size = 1 << 20;
+        MemoryRegion source = pd.allocate(size, Access.of(Access.LOCAL_WRITE, Access.REMOTE_READ));
+        MemoryRegion word = word(40, Access.LOCAL_WRITE, Access.REMOTE_ATOMIC);
+        peer.pauseReading();
+        int reads = 16;
+        for (int i = 0; i < reads; i++) {
+            peer.send(RawPeer.readRequest(1 + i, 0x99, (long) i * size, size, source.stag(), 0));
+        }
+        io.netty.channel.Channel ch = accepted.channel();
+        await("Read Responses backed up in the channel").atMost(Duration.ofSeconds(10))
+                .until(() -> ch.eventLoop().submit(() -> !ch.isWritable()).get());
+        String atomic = atomicRequest(reads + 1, 0, 0x31, word.stag(), 8, 1, 0, 0, -1L);
+        peer.send(atomic);
+        await("the Atomic Request received").atMost(Duration.ofSeconds(10)).until(() -> ch.eventLoop()
+                .submit(() -> qp.counters().messages(RdmapOpcode.ATOMIC_REQUEST, true)).get() == 1);
+        word.close();
+        peer.resumeReading();
+        long octets = 0;
+        byte[] u;
+        while (((u = peer.nextUlpdu(10))[0] & 0x80) != 0) {
+            octets += u.length - 14;
+        }
+        assertThat(octets).as("every Read Response before it").isEqualTo((long) reads * size);
+        assertThat(io.softrdma.testing.Hex.hex(u)).isEqualTo(terminate(0, 1, 0x00, atomic.substring(0, 36), 70, ""));
+        source.close();
+    }
+
+    @Test
     void rfc5044Section6ReadResponsesQueuedBehindAFullSocketKeepValidCrcsWhileWritesChangeTheirMemory()
             throws Exception {
         connect(c -> c.withExtensions(RdmapExtensions.ALL).withReadDepths(4, 128), RdmapExtensions.ALL);
