@@ -1,11 +1,12 @@
 package io.softrdma.rdmap;
 
 /**
- * The atomic operations of an Atomic Request (RFC 7306 §4, the 4-bit AtomicOp field): Fetch-and-Add and
- * Compare-and-Swap on one 64-bit word, each with its masked form. Every other code is reserved.
+ * The atomic operations of an Atomic Request (RFC 7306 §5.2.1 Figure 5 and §10.1, the 4-bit AOpCode field):
+ * FetchAdd (§5.1.1) and CmpSwap (§5.1.2) on one 64-bit word, each in its masked form. Every other code is
+ * reserved.
  *
- * <p>The codes are those Wireshark's iWARP dissector decodes ({@code rdma_atomic_opcode_names}: 0 FetchAdd, 2
- * CmpSwap); see docs/protocol.md for the sources and what could not be checked against the RFC text here.
+ * <p>The codes are RFC 7306 §10.1's registry: 0x0 FetchAdd, 0x1 Reserved, 0x2 CmpSwap, the rest unassigned (as
+ * Wireshark's iWARP dissector decodes them, {@code rdma_atomic_opcode_names}).
  *
  * <p>Thread safety: an enum, immutable.
  */

@@ -28,8 +28,8 @@ import java.util.Objects;
  *
  * <p>Thread safety: immutable.
  *
- * @param atomics Atomic Request and Atomic Response (RFC 7306 §4)
- * @param immediateData Immediate Data and Immediate Data with SE (RFC 7306 §5)
+ * @param atomics Atomic Request and Atomic Response (RFC 7306 §5)
+ * @param immediateData Immediate Data and Immediate Data with SE (RFC 7306 §6)
  */
 public record RdmapExtensions(boolean atomics, boolean immediateData) {
     /** No extension: plain RFC 5040, what Linux siw speaks. */

@@ -200,7 +200,8 @@ final class DefaultMemoryRegion implements MemoryRegion {
 
     /**
      * Checks an RFC 7306 Atomic Request for the 64-bit word at {@code to}: as {@link #check}, with the
-     * REMOTE_ATOMIC right. The TO's alignment is the caller's to check (it is a property of the request).
+     * REMOTE_ATOMIC right. The word's alignment is checked after, by {@link #wordAligned}: RFC 7306 §8.2 gives it
+     * an error of its own.
      */
     Check checkAtomic(int stag, long to, DefaultProtectionDomain streamPd) {
         if (validStag != stag || stag == 0) {
@@ -216,9 +217,29 @@ final class DefaultMemoryRegion implements MemoryRegion {
     }
 
     /**
-     * Applies an atomic operation to the word at tagged offset {@code to}, which {@link #checkAtomic} accepted.
-     * Under the region's lock, as {@link #close()} is: a region closed meanwhile (its memory back in the pool)
-     * is never written.
+     * Whether the 64-bit word at tagged offset {@code to}, which {@link #checkAtomic} accepted, lies at a memory
+     * address that is a multiple of 8. RFC 7306 §5.2.1 asks the Remote TO to "represent a ULP Buffer address that
+     * is 64-bit aligned", and the TO itself "MAY start at an arbitrary offset": so the address decides, not the
+     * TO. A region over an odd slice has aligned TOs on unaligned words, and a region whose base TO is odd the
+     * reverse. The offset of a direct buffer's address is stable, so the answer never changes for a word.
+     */
+    boolean wordAligned(long to) {
+        return atomicView().alignmentOffset(indexOf(to), AtomicRequestCodec.OPERAND_LENGTH) == 0;
+    }
+
+    private ByteBuffer atomicView() {
+        ByteBuffer view = atomicView;
+        if (view == null) {
+            view = registered.nioBuffer(0, length);
+            atomicView = view;
+        }
+        return view;
+    }
+
+    /**
+     * Applies an atomic operation to the word at tagged offset {@code to}, which {@link #checkAtomic} and
+     * {@link #wordAligned} accepted. Under the region's lock, as {@link #close()} is: a region closed meanwhile
+     * (its memory back in the pool) is never written.
      *
      * @throws IllegalStateException if the region was closed or invalidated since the check
      */
@@ -227,12 +248,8 @@ final class DefaultMemoryRegion implements MemoryRegion {
         if (closed || validStag != stag) {
             throw new IllegalStateException("region 0x" + Integer.toHexString(stag) + " closed or invalidated");
         }
-        ByteBuffer view = atomicView;
-        if (view == null) {
-            view = registered.nioBuffer(0, length);
-            atomicView = view;
-        }
-        return RemoteAtomics.apply(view, indexOf(to), op, addOrSwapData, addOrSwapMask, compareData, compareMask);
+        return RemoteAtomics.apply(atomicView(), indexOf(to), op, addOrSwapData, addOrSwapMask, compareData,
+                compareMask);
     }
 
     /** §7.2 c-e: TO within the region, TO + length within it, and no wrap past 2^64. */

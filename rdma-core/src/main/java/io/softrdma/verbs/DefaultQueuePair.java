@@ -478,7 +478,7 @@ final class DefaultQueuePair implements QueuePair {
         completeReceive(WorkCompletionOpcode.RECEIVE, status, byteLength, solicited, invalidated, invalidatedStag, 0);
     }
 
-    /** Completes the oldest receive with the peer's Immediate Data (RFC 7306 §5: it consumed the receive). */
+    /** Completes the oldest receive with the peer's Immediate Data (RFC 7306 §6.3: it consumed the receive). */
     void completeReceiveImmediate(long data, boolean solicited) {
         completeReceive(WorkCompletionOpcode.RECEIVE_IMMEDIATE, WorkCompletionStatus.SUCCESS, 0, solicited, false, 0,
                 data);

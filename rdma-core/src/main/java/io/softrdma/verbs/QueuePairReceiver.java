@@ -11,6 +11,7 @@ import io.softrdma.internal.rdmap.ImmediateDataCodec;
 import io.softrdma.internal.rdmap.ReadRequestCodec;
 import io.softrdma.internal.rdmap.TerminateCause;
 import io.softrdma.internal.rdmap.TerminateCodec;
+import io.softrdma.mpa.LlpErrorCode;
 import io.softrdma.rdmap.AtomicOperation;
 import io.softrdma.rdmap.RdmapError;
 import io.softrdma.rdmap.RdmapOpcode;
@@ -95,17 +96,15 @@ final class QueuePairReceiver {
         int base = u.readerIndex();
         int length = u.readableBytes();
         if (length < 2) {
-            return TerminateCause.withoutHeaders(TerminateCode.of(RdmapError.OPERATION_UNSPECIFIED),
-                    "a ULPDU of " + length + " octets holds no DDP header");
+            return shortUlpdu(length, "no DDP header at all");
         }
         int ddp = u.getUnsignedByte(base);
         int rdmap = u.getUnsignedByte(base + 1);
         boolean tagged = DdpControl.tagged(ddp);
         int headerLength = tagged ? TaggedHeaderCodec.LENGTH : UntaggedHeaderCodec.LENGTH;
         if (length < headerLength) {
-            return TerminateCause.withoutHeaders(TerminateCode.of(RdmapError.OPERATION_UNSPECIFIED),
-                    "a ULPDU of " + length + " octets is shorter than a " + (tagged ? "tagged" : "untagged")
-                            + " DDP header of " + headerLength + " (RFC 5041 §4)");
+            return shortUlpdu(length, "shorter than the " + (tagged ? "tagged" : "untagged") + " DDP header of "
+                    + headerLength + " its first octet announces (RFC 5041 §4)");
         }
         if (DdpControl.ddpVersion(ddp) != DdpControl.DDP_VERSION) {
             return segmentError(tagged ? DdpError.TAGGED_INVALID_VERSION : DdpError.UNTAGGED_INVALID_VERSION, u, tagged,
@@ -127,6 +126,12 @@ final class QueuePairReceiver {
             return segmentError(RdmapError.OPERATION_UNEXPECTED_OPCODE, u, tagged, false, "opcode " + opcode.code()
                     + " (" + opcode + ", RFC 7306) on a stream whose ends did not agree to it at connection setup");
         }
+        if (length < headerLength + opcode.headerLength()) {
+            // As siw: the minimum ULPDU_Length is that of the opcode's fixed headers (Read Request, Terminate, and
+            // RFC 7306 §5.2.1, §5.2.2, §6.2's 52, 12 and 8 octets); a longer one is DDP's "message too long" below.
+            return shortUlpdu(length, "shorter than the " + headerLength + "-octet DDP header and the "
+                    + opcode.headerLength() + "-octet header of " + opcode);
+        }
         boolean last = DdpControl.last(ddp);
         qp.counters.segment(true, opcode.code(), last, Math.max(0, length - headerLength - opcode.headerLength()));
         return switch (opcode) {
@@ -139,6 +144,19 @@ final class QueuePairReceiver {
             case ATOMIC_RESPONSE -> atomicResponse(u, last);
             default -> send(u, opcode, last);
         };
+    }
+
+    /**
+     * A ULPDU too short for the DDP header it starts (or for any): the FPDU's ULPDU_Length, not its content, is
+     * wrong. RFC 5041 has no code for it (its codes are about buffers, QN, MSN, MO and version) and RFC 5040's
+     * would name a message that never was; RFC 5044 §8 code 3 is the framing error — the ULPDU_Length does not
+     * agree with where the next FPDU starts — and it is what Linux siw sends for this since its fix of
+     * CVE-2026-64102 (TERM_ERROR_LAYER_LLP, LLP_ETYPE_MPA, LLP_ECODE_FPDU_START). An LLP error carries no
+     * headers (RFC 5040 §7.1 Figure 10).
+     */
+    private static TerminateCause shortUlpdu(int length, String what) {
+        return TerminateCause.withoutHeaders(TerminateCode.of(LlpErrorCode.MARKER_AND_ULPDU_LENGTH_MISMATCH),
+                "an FPDU whose ULPDU_Length is " + length + ": " + what + " (RFC 5044 §8 code 3)");
     }
 
     // ---- tagged (RFC 5041 §5.1, §7.2; RFC 5040 §5.1, §5.2.2) ----
@@ -418,6 +436,7 @@ final class QueuePairReceiver {
             }
         }
         InboundRead r = qp.irq[(int) (qp.irqTail % qp.irq.length)];
+        r.atomic = false;
         r.source = source;
         r.sourceStag = sourceStag;
         r.sourceTaggedOffset = sourceTo;
@@ -433,7 +452,7 @@ final class QueuePairReceiver {
     // ---- RFC 7306 ----
 
     /**
-     * Immediate Data (RFC 7306 §5): one segment of 8 octets on the Send queue, in its MSN sequence; it consumes
+     * Immediate Data (RFC 7306 §6.3): one segment of 8 octets on the Send queue, in its MSN sequence; it consumes
      * the oldest posted receive, whose completion carries the data (nothing is placed in its buffer).
      */
     private TerminateCause immediateData(ByteBuf u, RdmapOpcode opcode, boolean last) {
@@ -451,11 +470,11 @@ final class QueuePairReceiver {
         if (length != ImmediateDataCodec.LENGTH || !last) {
             return segmentError(DdpError.UNTAGGED_MESSAGE_TOO_LONG, u, false, "Immediate Data of " + length
                     + " octets" + (last ? "" : " continued in another segment") + "; it is one segment of "
-                    + ImmediateDataCodec.LENGTH + " (RFC 7306 §5)");
+                    + ImmediateDataCodec.LENGTH + " (RFC 7306 §6.3)");
         }
         if (qp.receiveHead() == null) {
             return segmentError(DdpError.UNTAGGED_NO_BUFFER, u, false, "Immediate Data with MSN "
-                    + Integer.toUnsignedString(sendMsn) + " and no receive posted (RFC 7306 §5, RFC 5041 §7.2)");
+                    + Integer.toUnsignedString(sendMsn) + " and no receive posted (RFC 7306 §6.3, RFC 5041 §7.2)");
         }
         qp.completeReceiveImmediate(ImmediateDataCodec.data(u, base + UntaggedHeaderCodec.LENGTH), opcode.solicited());
         sendMsn++;
@@ -463,10 +482,11 @@ final class QueuePairReceiver {
     }
 
     /**
-     * An Atomic Request (RFC 7306 §4): one segment of 52 octets on the Read Request queue, in its MSN sequence and
-     * under IRD like an RDMA Read Request. It is validated as a Read's source is (§7.2 of RFC 5040, with the
-     * REMOTE_ATOMIC right), carried out at once — so it sees every Write that arrived before it and none after —
-     * and its Atomic Response queued behind the Read Responses before it.
+     * An Atomic Request (RFC 7306 §5.2.1): one segment of 52 octets on the Read Request queue, in its MSN sequence
+     * and under IRD like an RDMA Read Request (§5.2). It is validated on arrival as a Read's source is (RFC 5040
+     * §7.2, with the REMOTE_ATOMIC right) and for an aligned word (§8.2), then queued with the Read Requests: the
+     * sender carries it out when its Atomic Response's turn comes (§7). So it sees every Write that arrived before
+     * it, and perhaps Writes that arrived after (§7 allows it).
      */
     private TerminateCause atomicRequest(ByteBuf u, boolean last) {
         int base = u.readerIndex();
@@ -478,55 +498,56 @@ final class QueuePairReceiver {
         if (length != AtomicRequestCodec.LENGTH || !last) {
             return segmentError(DdpError.UNTAGGED_MESSAGE_TOO_LONG, u, false, "an Atomic Request of " + length
                     + " octets" + (last ? "" : " continued in another segment") + "; it is one segment of "
-                    + AtomicRequestCodec.LENGTH + " (RFC 7306 §4)");
+                    + AtomicRequestCodec.LENGTH + " (RFC 7306 §5.2)");
         }
         if (qp.inboundReadsQueued() >= qp.ird()) {
             return segmentError(RdmapError.OPERATION_CATASTROPHIC_STREAM, u, false, false, "an Atomic Request beyond"
-                    + " IRD " + qp.ird() + " (RFC 7306 §4: atomics share the Read Request queue; the peer exceeded"
+                    + " IRD " + qp.ird() + " (RFC 7306 §5.2.1: atomics share the Read Request queue; the peer exceeded"
                     + " its ORD)");
         }
         int h = base + UntaggedHeaderCodec.LENGTH;
         AtomicOperation op = AtomicOperation.fromCode(AtomicRequestCodec.atomicOpcode(u, h));
         if (op == null) {
             return segmentError(RdmapError.OPERATION_UNEXPECTED_OPCODE, u, false, false, "atomic operation "
-                    + AtomicRequestCodec.atomicOpcode(u, h) + " is reserved (RFC 7306 §4: 0 Fetch-and-Add, 2"
-                    + " Compare-and-Swap)");
+                    + AtomicRequestCodec.atomicOpcode(u, h) + " is reserved (RFC 7306 §5.2.1, §10.1: 0"
+                    + " Fetch-and-Add, 2 Compare-and-Swap)");
         }
         int stag = AtomicRequestCodec.remoteStag(u, h);
         long to = AtomicRequestCodec.remoteTaggedOffset(u, h);
         DefaultMemoryRegion region = qp.device.lookup(stag);
         DefaultMemoryRegion.Check check = region == null ? DefaultMemoryRegion.Check.INVALID_STAG
                 : region.checkAtomic(stag, to, qp.pd);
-        if (check == DefaultMemoryRegion.Check.OK && (to & (AtomicRequestCodec.OPERAND_LENGTH - 1)) != 0) {
-            return segmentError(RdmapError.PROTECTION_BASE_OR_BOUNDS, u, false, false, String.format("%s at TO 0x%x:"
-                    + " the 64-bit word is not 8-octet aligned (RFC 7306 §4)", op, to));
-        }
         if (check != DefaultMemoryRegion.Check.OK) {
             return segmentError(protectionError(check), u, false, false, String.format("%s on STag 0x%08x TO 0x%x:"
-                    + " %s (RFC 7306 §4, RFC 5040 §7.2)", op, stag, to, describe(check, region)));
+                    + " %s (RFC 7306 §5.2.1, RFC 5040 §7.2)", op, stag, to, describe(check, region)));
         }
-        long original;
-        try {
-            original = region.atomic(stag, to, op, AtomicRequestCodec.addOrSwapData(u, h),
-                    AtomicRequestCodec.addOrSwapMask(u, h), AtomicRequestCodec.compareData(u, h),
-                    AtomicRequestCodec.compareMask(u, h));
-        } catch (IllegalStateException closedMeanwhile) {
-            return segmentError(RdmapError.PROTECTION_INVALID_STAG, u, false, false, String.format("%s on STag"
-                    + " 0x%08x: the region was closed or invalidated as the request arrived", op, stag));
+        if (!region.wordAligned(to)) {
+            // §8.2: not performed, memory untouched, and this code; the Terminate carries the DDP header (§8.1).
+            return segmentError(RdmapError.OPERATION_CATASTROPHIC_STREAM, u, false, false, String.format("%s on"
+                    + " STag 0x%08x TO 0x%x: the word's address is not 64-bit aligned (RFC 7306 §5.1.1, §5.1.2,"
+                    + " §8.2)", op, stag, to));
         }
+        // Carried out when its Atomic Response is generated, behind the Read Responses queued before it (§7).
         InboundRead r = qp.irq[(int) (qp.irqTail % qp.irq.length)];
-        r.source = null;
+        r.source = region;
+        r.sourceStag = stag;
+        r.sourceTaggedOffset = to;
         r.length = 0;
         r.sent = 0;
         r.atomic = true;
+        r.atomicOperation = op;
+        r.addOrSwapData = AtomicRequestCodec.addOrSwapData(u, h);
+        r.addOrSwapMask = AtomicRequestCodec.addOrSwapMask(u, h);
+        r.compareData = AtomicRequestCodec.compareData(u, h);
+        r.compareMask = AtomicRequestCodec.compareMask(u, h);
         r.atomicRequestId = AtomicRequestCodec.requestId(u, h);
-        r.atomicOriginal = original;
+        r.atomicRequestMsn = readRequestMsn;
         qp.irqTail++;
         readRequestMsn++;
         return null;
     }
 
-    /** An Atomic Response (RFC 7306 §4): one segment of 12 octets on QN 3, answering the oldest atomic. */
+    /** An Atomic Response (RFC 7306 §5.2.2): one segment of 12 octets on QN 3, answering the oldest atomic. */
     private TerminateCause atomicResponse(ByteBuf u, boolean last) {
         int base = u.readerIndex();
         TerminateCause error = checkUntagged(u, UntaggedHeaderCodec.QN_ATOMIC_RESPONSE, atomicResponseMsn, 0);
@@ -537,7 +558,7 @@ final class QueuePairReceiver {
         if (length != AtomicResponseCodec.LENGTH || !last) {
             return segmentError(DdpError.UNTAGGED_MESSAGE_TOO_LONG, u, false, "an Atomic Response of " + length
                     + " octets" + (last ? "" : " continued in another segment") + "; it is one segment of "
-                    + AtomicResponseCodec.LENGTH + " (RFC 7306 §4)");
+                    + AtomicResponseCodec.LENGTH + " (RFC 7306 §5.2.2)");
         }
         int h = base + UntaggedHeaderCodec.LENGTH;
         int requestId = AtomicResponseCodec.requestId(u, h);
@@ -546,7 +567,7 @@ final class QueuePairReceiver {
             return segmentError(RdmapError.OPERATION_UNEXPECTED_OPCODE, u, false, false, "an Atomic Response to"
                     + " Request Identifier " + Integer.toUnsignedString(requestId) + (atomic == null
                     ? " with no atomic operation outstanding" : "; the oldest outstanding is "
-                    + Integer.toUnsignedString(atomic.atomicRequestId)) + " (RFC 7306 §4: answered in order)");
+                    + Integer.toUnsignedString(atomic.atomicRequestId)) + " (RFC 7306 §5.2.2: answered in order)");
         }
         atomic.atomicResult = AtomicResponseCodec.originalValue(u, h);
         atomic.byteLength = AtomicRequestCodec.OPERAND_LENGTH;
@@ -571,8 +592,7 @@ final class QueuePairReceiver {
     private TerminateCause terminate(ByteBuf u) {
         int base = u.readerIndex();
         int length = u.readableBytes() - UntaggedHeaderCodec.LENGTH;
-        if (UntaggedHeaderCodec.queueNumber(u, base) != UntaggedHeaderCodec.QN_TERMINATE
-                || length < TerminateCodec.CONTROL_LENGTH) {
+        if (UntaggedHeaderCodec.queueNumber(u, base) != UntaggedHeaderCodec.QN_TERMINATE) {
             return segmentError(DdpError.UNTAGGED_INVALID_QN, u, false, "a malformed Terminate (QN "
                     + UntaggedHeaderCodec.queueNumber(u, base) + ", " + length + " octets of Terminate header)");
         }

@@ -274,7 +274,7 @@ final class QueuePairSender {
             }
             default -> {
                 if (e.immediatePending) {
-                    // RFC 7306 §5: the Write is out; its Immediate Data follows at once, nothing in between.
+                    // RFC 7306 §6: the Write is out; its Immediate Data follows at once, nothing in between.
                     emitImmediateData(seq, e);
                     return true;
                 }
@@ -331,7 +331,7 @@ final class QueuePairSender {
         return last;
     }
 
-    /** RFC 7306 §5: one untagged segment on the Send queue (QN 0, the next Send MSN) with 8 octets of data. */
+    /** RFC 7306 §6.3: one untagged segment on the Send queue (QN 0, the next Send MSN) with 8 octets of data. */
     private void emitImmediateData(long seq, SendQueueEntry e) {
         SendWorkRequest wr = e.wr;
         e.msn = ++sendMsn;
@@ -346,7 +346,7 @@ final class QueuePairSender {
     }
 
     /**
-     * RFC 7306 §4: one untagged segment on the Read Request queue (QN 1, the next MSN there); the operation waits
+     * RFC 7306 §5.2.1: one untagged segment on the Read Request queue (QN 1, the next MSN there); the operation waits
      * in the ORQ for its Atomic Response, like a Read for its Read Response.
      */
     private void emitAtomicRequest(long seq, SendQueueEntry e) {
@@ -359,8 +359,10 @@ final class QueuePairSender {
         GatheredUlpdu u = GatheredUlpdu.newInstance(Unpooled.EMPTY_BUFFER);
         UntaggedHeaderCodec.write(u.header(), RdmapOpcode.ATOMIC_REQUEST.code(), true, 0,
                 UntaggedHeaderCodec.QN_READ_REQUEST, e.msn, 0);
+        // §5.2.1: a Fetch-and-Add's Compare Data is "set to zero on transmit", its Compare Mask to all ones.
+        boolean add = op == AtomicOperation.FETCH_ADD;
         AtomicRequestCodec.write(u.header(), op, e.atomicRequestId, wr.remoteStag(), wr.remoteTaggedOffset(),
-                a.addOrSwapData(), a.addOrSwapMask(), a.compareData(), a.compareMask());
+                a.addOrSwapData(), a.addOrSwapMask(), add ? 0 : a.compareData(), add ? -1L : a.compareMask());
         emit(u);
         qp.orq[(int) (qp.orqTail % qp.orq.length)] = seq;
         qp.orqTail++;
@@ -423,19 +425,12 @@ final class QueuePairSender {
 
     /**
      * Emits the next segment of the oldest Read Response (RFC 5040 §5.2.2), or the oldest Atomic Response (RFC
-     * 7306 §4: one segment on QN 3); true when it is complete.
+     * 7306 §5.2.2: one segment on QN 3); true when it is complete.
      */
     private boolean readResponseSegment() {
         InboundRead r = qp.irq[(int) (qp.irqHead % qp.irq.length)];
         if (r.atomic) {
-            GatheredUlpdu u = GatheredUlpdu.newInstance(Unpooled.EMPTY_BUFFER);
-            UntaggedHeaderCodec.write(u.header(), RdmapOpcode.ATOMIC_RESPONSE.code(), true, 0,
-                    UntaggedHeaderCodec.QN_ATOMIC_RESPONSE, ++atomicResponseMsn, 0);
-            AtomicResponseCodec.write(u.header(), r.atomicRequestId, r.atomicOriginal);
-            emit(u);
-            r.atomic = false;
-            qp.irqHead++;
-            return true;
+            return atomicResponse(r);
         }
         int n = (int) Math.min(taggedPayload, r.length - r.sent);
         long to = r.sourceTaggedOffset + r.sent;
@@ -473,6 +468,50 @@ final class QueuePairSender {
             qp.irqHead++;
         }
         return last;
+    }
+
+    /**
+     * Carries out the oldest inbound atomic and emits its Atomic Response (RFC 7306 §5.2.2: one segment on QN 3).
+     * Only now, so that it runs after every earlier Read Response has read its memory and before any later one
+     * does (§7: "Atomic Response Message will not be generated until RDMA Read Response has been generated", and
+     * the reverse), and after the earlier atomic's Response (§7, Atomic then Atomic). A Write that arrived after the
+     * request may already be placed, which §7 allows ("RDMA Write Payload MAY be Placed before Atomic Response is
+     * generated"; §5.4 rule 4).
+     */
+    private boolean atomicResponse(InboundRead r) {
+        DefaultMemoryRegion region = r.source;
+        r.source = null;
+        r.atomic = false;
+        long original;
+        try {
+            original = region.atomic(r.sourceStag, r.sourceTaggedOffset, r.atomicOperation, r.addOrSwapData,
+                    r.addOrSwapMask, r.compareData, r.compareMask);
+        } catch (IllegalStateException closedMeanwhile) {
+            // As for a Read whose source became invalid after it was accepted; the DDP header names the request.
+            qp.terminate(new TerminateCause(TerminateCode.of(RdmapError.PROTECTION_INVALID_STAG),
+                    UntaggedHeaderCodec.LENGTH + AtomicRequestCodec.LENGTH, atomicRequestDdpHeader(r.atomicRequestMsn),
+                    new byte[0], String.format("%s on STag 0x%08x: the region was closed or invalidated before the"
+                            + " operation's turn came", r.atomicOperation, r.sourceStag)));
+            return true;
+        }
+        GatheredUlpdu u = GatheredUlpdu.newInstance(Unpooled.EMPTY_BUFFER);
+        UntaggedHeaderCodec.write(u.header(), RdmapOpcode.ATOMIC_RESPONSE.code(), true, 0,
+                UntaggedHeaderCodec.QN_ATOMIC_RESPONSE, ++atomicResponseMsn, 0);
+        AtomicResponseCodec.write(u.header(), r.atomicRequestId, original);
+        emit(u);
+        qp.irqHead++;
+        return true;
+    }
+
+    /** The DDP header of the Atomic Request with {@code msn}, as it arrived (a SoftRDMA sender's always is). */
+    private static byte[] atomicRequestDdpHeader(int msn) {
+        ByteBuf h = Unpooled.buffer(UntaggedHeaderCodec.LENGTH);
+        UntaggedHeaderCodec.write(h, RdmapOpcode.ATOMIC_REQUEST.code(), true, 0, UntaggedHeaderCodec.QN_READ_REQUEST,
+                msn, 0);
+        byte[] bytes = new byte[UntaggedHeaderCodec.LENGTH];
+        h.getBytes(h.readerIndex(), bytes);
+        h.release();
+        return bytes;
     }
 
     private void emit(GatheredUlpdu u) {

@@ -32,13 +32,13 @@ public record SendWorkRequest(long wrId, Opcode opcode, List<ScatterGatherEntry>
     /** The operations of the send queue. */
     public enum Opcode {
         SEND, RDMA_WRITE, RDMA_READ, LOCAL_INVALIDATE,
-        /** RFC 7306 §5: 8 octets for the peer's next posted receive. */
+        /** RFC 7306 §6: 8 octets for the peer's next posted receive. */
         IMMEDIATE_DATA,
-        /** RFC 7306 §5: an RDMA Write, then Immediate Data telling the peer it has landed. */
+        /** RFC 7306 §6: an RDMA Write, then Immediate Data telling the peer it has landed. */
         RDMA_WRITE_WITH_IMMEDIATE,
-        /** RFC 7306 §4: Fetch-and-Add on a remote 64-bit word. */
+        /** RFC 7306 §5: Fetch-and-Add on a remote 64-bit word. */
         ATOMIC_FETCH_ADD,
-        /** RFC 7306 §4: Compare-and-Swap on a remote 64-bit word. */
+        /** RFC 7306 §5: Compare-and-Swap on a remote 64-bit word. */
         ATOMIC_COMPARE_AND_SWAP;
 
         /** Whether the peer answers it on the Read Request queue's terms (ORD/IRD): Reads and atomics. */
@@ -58,13 +58,15 @@ public record SendWorkRequest(long wrId, Opcode opcode, List<ScatterGatherEntry>
     }
 
     /**
-     * The operands of an Atomic Request (RFC 7306 §4).
+     * The operands of an Atomic Request (RFC 7306 §5.2.1).
      *
      * @param addOrSwapData what a Fetch-and-Add adds, or what a Compare-and-Swap swaps in
      * @param addOrSwapMask Fetch-and-Add: a set bit ends a field (no carry out of it), 0 for a plain add;
      *     Compare-and-Swap: the bits swapped, all ones for a plain swap
-     * @param compareData Compare-and-Swap: the expected value
-     * @param compareMask Compare-and-Swap: the bits compared, all ones for a plain compare
+     * @param compareData Compare-and-Swap: the expected value; a Fetch-and-Add sends 0 whatever this is (RFC 7306
+     *     §5.2.1)
+     * @param compareMask Compare-and-Swap: the bits compared, all ones for a plain compare; a Fetch-and-Add sends
+     *     all ones whatever this is (§5.2.1)
      */
     public record AtomicOperands(long addOrSwapData, long addOrSwapMask, long compareData, long compareMask) {
     }
@@ -98,10 +100,8 @@ public record SendWorkRequest(long wrId, Opcode opcode, List<ScatterGatherEntry>
             throw new IllegalArgumentException("an atomic operation sends no local memory: its result is the"
                     + " completion's atomicOriginalValue()");
         }
-        if (opcode.isAtomic() && (remoteTaggedOffset & 7) != 0) {
-            throw new IllegalArgumentException(String.format("the remote word of an atomic operation must be 8-octet"
-                    + " aligned: TO 0x%x is not (RFC 7306 §4)", remoteTaggedOffset));
-        }
+        // No check of the Remote TO's alignment: RFC 7306 §5.2.1 lets it "start at an arbitrary offset" so long as
+        // the word's address at the responder is 64-bit aligned, which only the responder knows (§8.2).
         if (opcode == Opcode.IMMEDIATE_DATA && !sgl.isEmpty()) {
             throw new IllegalArgumentException("Immediate Data carries its 8 octets in the request, not local memory");
         }
@@ -164,14 +164,14 @@ public record SendWorkRequest(long wrId, Opcode opcode, List<ScatterGatherEntry>
         return read(wrId, sink, remote.stag(), remote.taggedOffset());
     }
 
-    /** Immediate Data (RFC 7306 §5): {@code data} reaches the peer in the completion of its next posted receive. */
+    /** Immediate Data (RFC 7306 §6): {@code data} reaches the peer in the completion of its next posted receive. */
     public static SendWorkRequest immediateData(long wrId, long data) {
         return new SendWorkRequest(wrId, Opcode.IMMEDIATE_DATA, List.of(), 0, 0, false, 0, true, false, data, null);
     }
 
     /**
      * An RDMA Write of the given entries to {@code remoteStag}/{@code remoteTo}, followed by Immediate Data
-     * (RFC 7306 §5): the peer's receive completes with {@code data} once the Write's octets are placed.
+     * (RFC 7306 §6): the peer's receive completes with {@code data} once the Write's octets are placed.
      */
     public static SendWorkRequest writeWithImmediate(long wrId, int remoteStag, long remoteTo, long data,
             ScatterGatherEntry... sgl) {
@@ -190,23 +190,23 @@ public record SendWorkRequest(long wrId, Opcode opcode, List<ScatterGatherEntry>
         return wr;
     }
 
-    /** Fetch-and-Add (RFC 7306 §4): adds {@code delta} to the remote word; the completion has its value before. */
+    /** Fetch-and-Add (RFC 7306 §5.1.1): adds {@code delta} to the remote word; the completion has its value before. */
     public static SendWorkRequest fetchAdd(long wrId, int remoteStag, long remoteTo, long delta) {
         return maskedFetchAdd(wrId, remoteStag, remoteTo, delta, 0);
     }
 
     /**
-     * Masked Fetch-and-Add (RFC 7306 §4): adds field by field, each set bit of {@code fieldEnds} ending a field
+     * Masked Fetch-and-Add (RFC 7306 §5.1.1): adds field by field, each set bit of {@code fieldEnds} ending a field
      * whose carry is dropped.
      */
     public static SendWorkRequest maskedFetchAdd(long wrId, int remoteStag, long remoteTo, long delta,
             long fieldEnds) {
         return new SendWorkRequest(wrId, Opcode.ATOMIC_FETCH_ADD, List.of(), remoteStag, remoteTo, false, 0, true,
-                false, 0, new AtomicOperands(delta, fieldEnds, 0, 0));
+                false, 0, new AtomicOperands(delta, fieldEnds, 0, -1L));
     }
 
     /**
-     * Compare-and-Swap (RFC 7306 §4): the remote word becomes {@code update} if it is {@code expect}; the
+     * Compare-and-Swap (RFC 7306 §5.1.2): the remote word becomes {@code update} if it is {@code expect}; the
      * completion has its value before, so the swap happened exactly when that equals {@code expect}.
      */
     public static SendWorkRequest compareAndSwap(long wrId, int remoteStag, long remoteTo, long expect,
@@ -215,7 +215,7 @@ public record SendWorkRequest(long wrId, Opcode opcode, List<ScatterGatherEntry>
     }
 
     /**
-     * Masked Compare-and-Swap (RFC 7306 §4): if the remote word equals {@code compare} in the bits of
+     * Masked Compare-and-Swap (RFC 7306 §5.1.2): if the remote word equals {@code compare} in the bits of
      * {@code compareMask}, its bits in {@code swapMask} take those of {@code swap}.
      */
     public static SendWorkRequest maskedCompareAndSwap(long wrId, int remoteStag, long remoteTo, long compare,
@@ -229,7 +229,7 @@ public record SendWorkRequest(long wrId, Opcode opcode, List<ScatterGatherEntry>
         return new SendWorkRequest(wrId, Opcode.LOCAL_INVALIDATE, List.of(), 0, 0, true, stag, true, false);
     }
 
-    /** The same Send (or Immediate Data) with a Solicited Event (RFC 5040 §5.3, RFC 7306 §5). */
+    /** The same Send (or Immediate Data) with a Solicited Event (RFC 5040 §5.3, RFC 7306 §6). */
     public SendWorkRequest withSolicitedEvent() {
         return new SendWorkRequest(wrId, opcode, sgl, remoteStag, remoteTaggedOffset, invalidate, invalidateStag,
                 signaled, true, immediateData, atomic);

@@ -64,14 +64,14 @@ public final class WorkCompletion {
         return invalidatedStag;
     }
 
-    /** RECEIVE_IMMEDIATE: the 8 octets of the peer's Immediate Data (RFC 7306 §5), as a big-endian long. */
+    /** RECEIVE_IMMEDIATE: the 8 octets of the peer's Immediate Data (RFC 7306 §6.1), as a big-endian long. */
     public long immediateData() {
         return value;
     }
 
     /**
      * ATOMIC_FETCH_ADD, ATOMIC_COMPARE_AND_SWAP: the remote word's value before the operation (the Atomic
-     * Response's Original Remote Data Value, RFC 7306 §4). A Compare-and-Swap swapped exactly when this equals
+     * Response's Original Remote Data Value, RFC 7306 §5.2.2). A Compare-and-Swap swapped exactly when this equals
      * the compare value in the compared bits.
      */
     public long atomicOriginalValue() {

@@ -7,14 +7,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** The arithmetic of RFC 7306 §4's atomic operations, independent of any wire or memory. */
+/** The arithmetic of RFC 7306 §5.1's atomic operations, independent of any wire or memory. */
 class AtomicOperationTest {
 
     /** Compare-and-Swap's masks when it is the plain form. */
     private static final long ALL = -1L;
 
     @Test
-    void rfc7306Section4AtomicOpCodesAreZeroForFetchAddAndTwoForCompareAndSwap() {
+    void rfc7306Section10_1AtomicOpCodesAreZeroForFetchAddAndTwoForCompareAndSwap() {
         assertThat(AtomicOperation.fromCode(0)).isEqualTo(AtomicOperation.FETCH_ADD);
         assertThat(AtomicOperation.fromCode(2)).isEqualTo(AtomicOperation.COMPARE_AND_SWAP);
         assertThat(AtomicOperation.FETCH_ADD.code()).isZero();
@@ -23,7 +23,7 @@ class AtomicOperationTest {
 
     @ParameterizedTest(name = "AtomicOp {0}")
     @ValueSource(ints = {1, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15})
-    void rfc7306Section4EveryOtherAtomicOpCodeIsReserved(int code) {
+    void rfc7306Section10_1EveryOtherAtomicOpCodeIsReserved(int code) {
         // null, not an exception: the receiver turns it into a Terminate with the offending header.
         assertThat(AtomicOperation.fromCode(code)).isNull();
     }
@@ -38,7 +38,7 @@ class AtomicOperationTest {
     // ---- Fetch-and-Add ----
 
     @Test
-    void rfc7306Section4FetchAddWithAZeroMaskIsAPlain64BitAdd() {
+    void rfc7306Section5_1_1FetchAddWithAZeroMaskIsAPlain64BitAdd() {
         assertThat(fetchAdd(40, 2, 0)).isEqualTo(42);
         assertThat(fetchAdd(0x0000_0000_FFFF_FFFFL, 1, 0)).as("carries cross the 32-bit boundary")
                 .isEqualTo(0x0000_0001_0000_0000L);
@@ -46,14 +46,14 @@ class AtomicOperationTest {
     }
 
     @Test
-    void rfc7306Section4FetchAddWrapsModulo2To64() {
+    void rfc7306Section5_1_1FetchAddWrapsModulo2To64() {
         assertThat(fetchAdd(-1L, 1, 0)).isZero();
         assertThat(fetchAdd(Long.MAX_VALUE, 1, 0)).isEqualTo(Long.MIN_VALUE);
         assertThat(fetchAdd(0x8000_0000_0000_0000L, 0x8000_0000_0000_0000L, 0)).isZero();
     }
 
     @Test
-    void rfc7306Section4MaskedFetchAddDropsTheCarryOutOfEachMaskedBit() {
+    void rfc7306Section5_1_1MaskedFetchAddDropsTheCarryOutOfEachMaskedBit() {
         // Two 32-bit counters: the low one wraps without touching the high one.
         assertThat(fetchAdd(0x0000_0001_FFFF_FFFFL, 0x0000_0000_0000_0001L, 0x8000_0000_8000_0000L))
                 .isEqualTo(0x0000_0001_0000_0000L);
@@ -64,7 +64,7 @@ class AtomicOperationTest {
     }
 
     @Test
-    void rfc7306Section4MaskedFetchAddWithEveryByteEndingAFieldIsEightByteCounters() {
+    void rfc7306Section5_1_1MaskedFetchAddWithEveryByteEndingAFieldIsEightByteCounters() {
         long mask = 0x8080_8080_8080_8080L;
         long original = 0xFF7F_0001_FE80_10FFL;
         long plusOneEach = 0x0101_0101_0101_0101L;
@@ -76,21 +76,21 @@ class AtomicOperationTest {
     }
 
     @Test
-    void rfc7306Section4MaskedFetchAddAgreesWithAPlainAddWhenOnlyTheTopBitEndsAField() {
+    void rfc7306Section5_1_1MaskedFetchAddAgreesWithAPlainAddWhenOnlyTheTopBitEndsAField() {
         // Bit 63 ends the one and only field, whose carry a 64-bit add drops anyway.
         assertThat(fetchAdd(-1L, 2, 0x8000_0000_0000_0000L)).isEqualTo(1);
         assertThat(fetchAdd(0x0000_0000_FFFF_FFFFL, 1, 0x8000_0000_0000_0000L)).isEqualTo(0x0000_0001_0000_0000L);
     }
 
     @Test
-    void rfc7306Section4MaskedFetchAddWithEveryBitEndingAFieldIsExclusiveOr() {
+    void rfc7306Section5_1_1MaskedFetchAddWithEveryBitEndingAFieldIsExclusiveOr() {
         long a = 0x0123_4567_89AB_CDEFL;
         long b = 0xFEDC_BA98_7654_3210L ^ 0x5555_0000_AAAA_0000L;
         assertThat(fetchAdd(a, b, -1L)).isEqualTo(a ^ b);
     }
 
     @Test
-    void maskedAddMatchesABitSerialAdderThatResetsTheCarryAtEachFieldEnd() {
+    void rfc7306Section5_1_1MaskedAddMatchesTheRfcsBitSerialPseudocode() {
         SplittableRandom random = new SplittableRandom(7306);
         for (int i = 0; i < 5_000; i++) {
             long a = random.nextLong();
@@ -122,30 +122,62 @@ class AtomicOperationTest {
     }
 
     /**
-     * A ripple-carry adder, one bit at a time: so unlike the implementation it never builds field masks, and
-     * shares none of its shift arithmetic.
+     * RFC 7306 §5.1.1's pseudocode for the masked FetchAdd, transcribed line by line (a ripple-carry adder that
+     * drops the carry out of each bit set in the Add Mask): unlike the implementation it never builds field
+     * masks, and shares none of its shift arithmetic.
      */
-    private static long referenceMaskedAdd(long a, long b, long boundaries) {
-        long result = 0;
-        int carry = 0;
-        for (int bit = 0; bit < 64; bit++) {
-            int sum = (int) (a >>> bit & 1) + (int) (b >>> bit & 1) + carry;
-            result |= (long) (sum & 1) << bit;
-            carry = (boundaries >>> bit & 1) != 0 ? 0 : sum >>> 1;
+    private static long referenceMaskedAdd(long originalRemoteDataValue, long addData, long addMask) {
+        long bitLocation = 1;
+        long carry = 0;
+        long remoteDataValue = 0;
+        for (int bit = 0; bit <= 63; bit++) {
+            if (bit != 0) {
+                bitLocation = bitLocation << 1;
+            }
+            long val1 = (originalRemoteDataValue & bitLocation) >>> bit;
+            long val2 = (addData & bitLocation) >>> bit;
+            long sum = carry + val1 + val2;
+            carry = (sum & 2) >> 1;
+            sum = sum & 1;
+            if (sum != 0) {
+                remoteDataValue |= bitLocation;
+            }
+            carry = carry != 0 && (addMask & bitLocation) == 0 ? 1 : 0;
         }
-        return result;
+        return remoteDataValue;
+    }
+
+    @Test
+    void rfc7306Section5_1_2CompareAndSwapMatchesTheRfcsPseudocode() {
+        SplittableRandom random = new SplittableRandom(7306_512);
+        for (int i = 0; i < 5_000; i++) {
+            long original = random.nextLong();
+            long swapData = random.nextLong();
+            long swapMask = i % 3 == 0 ? -1L : random.nextLong();
+            long compareMask = i % 4 == 0 ? -1L : random.nextLong();
+            // Half the comparisons made to match in the compared bits, or the swap would almost never happen.
+            long compareData = random.nextBoolean() ? (original & compareMask) | (random.nextLong() & ~compareMask)
+                    : random.nextLong();
+            // §5.1.2: if (!((Compare Data ^ Original Remote Data Value) & Compare Mask)) then
+            //   Remote Data Value = (Original Remote Data Value & ~(Swap Mask)) | (Swap Data & Swap Mask)
+            // else Remote Data Value = Original Remote Data Value
+            long expected = ((compareData ^ original) & compareMask) == 0
+                    ? (original & ~swapMask) | (swapData & swapMask) : original;
+            assertThat(AtomicOperation.COMPARE_AND_SWAP.apply(original, swapData, swapMask, compareData, compareMask))
+                    .isEqualTo(expected);
+        }
     }
 
     // ---- Compare-and-Swap ----
 
     @Test
-    void rfc7306Section4CompareAndSwapSwapsWhenTheWordEqualsTheCompareData() {
+    void rfc7306Section5_1_2CompareAndSwapSwapsWhenTheWordEqualsTheCompareData() {
         assertThat(compareAndSwap(42, 42, ALL, 100, ALL)).isEqualTo(100);
         assertThat(compareAndSwap(-1L, -1L, ALL, 0, ALL)).isZero();
     }
 
     @Test
-    void rfc7306Section4CompareAndSwapLeavesTheWordWhenItDiffers() {
+    void rfc7306Section5_1_2CompareAndSwapLeavesTheWordWhenItDiffers() {
         assertThat(compareAndSwap(42, 41, ALL, 100, ALL)).isEqualTo(42);
         assertThat(compareAndSwap(0x8000_0000_0000_0000L, 0, ALL, 7, ALL)).as("a difference in the top bit alone")
                 .isEqualTo(0x8000_0000_0000_0000L);
@@ -153,7 +185,7 @@ class AtomicOperationTest {
     }
 
     @Test
-    void rfc7306Section4MaskedCompareAndSwapComparesOnlyTheCompareMaskBits() {
+    void rfc7306Section5_1_2MaskedCompareAndSwapComparesOnlyTheCompareMaskBits() {
         long original = 0x1122_3344_5566_7788L;
         // Bits 32..47 hold 0x3344; everything else in the compare data is garbage that must not matter.
         long compareMask = 0x0000_FFFF_0000_0000L;
@@ -166,7 +198,7 @@ class AtomicOperationTest {
     }
 
     @Test
-    void rfc7306Section4MaskedCompareAndSwapSwapsOnlyTheSwapMaskBits() {
+    void rfc7306Section5_1_2MaskedCompareAndSwapSwapsOnlyTheSwapMaskBits() {
         long original = 0x1122_3344_5566_7788L;
         assertThat(compareAndSwap(original, original, ALL, 0xAAAA_AAAA_AAAA_AAAAL, 0x0000_0000_0000_FFFFL))
                 .isEqualTo(0x1122_3344_5566_AAAAL);
@@ -177,7 +209,7 @@ class AtomicOperationTest {
     }
 
     @Test
-    void rfc7306Section4MaskedCompareAndSwapCanTakeALockBitWithoutTouchingTheRest() {
+    void rfc7306Section5_1_2MaskedCompareAndSwapCanTakeALockBitWithoutTouchingTheRest() {
         // Lock in bit 0, owner id in bits 8..15 left alone, counter in the high half left alone.
         long unlocked = 0x0000_0007_0000_2A00L;
         long locked = compareAndSwap(unlocked, 0, 1, 1, 1);

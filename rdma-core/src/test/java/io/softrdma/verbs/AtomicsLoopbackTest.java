@@ -47,7 +47,7 @@ class AtomicsLoopbackTest {
     // ---- (a) each atomic operation ----
 
     @Test
-    void rfc7306Section4FetchAddReturnsTheOriginalAndUpdatesTheRemoteWord() throws Exception {
+    void rfc7306Section5_1_1FetchAddReturnsTheOriginalAndUpdatesTheRemoteWord() throws Exception {
         try (Loopback lb = withExtensions()) {
             MemoryRegion region = zeroed(lb.server.allocate(64, Access.LOCAL_WRITE, Access.REMOTE_ATOMIC));
             region.buffer().setLong(8, 40);
@@ -71,7 +71,7 @@ class AtomicsLoopbackTest {
     }
 
     @Test
-    void rfc7306Section4CompareAndSwapSwapsOnlyWhenTheWordMatches() throws Exception {
+    void rfc7306Section5_1_2CompareAndSwapSwapsOnlyWhenTheWordMatches() throws Exception {
         try (Loopback lb = withExtensions()) {
             MemoryRegion region = zeroed(lb.server.allocate(64, Access.LOCAL_WRITE, Access.REMOTE_ATOMIC));
             region.buffer().setLong(56, 42);
@@ -96,7 +96,7 @@ class AtomicsLoopbackTest {
     }
 
     @Test
-    void rfc7306Section4MaskedFetchAddKeepsIndependentCountersInOneWord() throws Exception {
+    void rfc7306Section5_1_1MaskedFetchAddKeepsIndependentCountersInOneWord() throws Exception {
         try (Loopback lb = withExtensions()) {
             MemoryRegion region = zeroed(lb.server.allocate(64, Access.LOCAL_WRITE, Access.REMOTE_ATOMIC));
             region.buffer().setLong(16, 0x0000_0001_FFFF_FFFFL);
@@ -119,7 +119,7 @@ class AtomicsLoopbackTest {
     }
 
     @Test
-    void rfc7306Section4MaskedCompareAndSwapComparesAndSwapsOnlyTheMaskedBits() throws Exception {
+    void rfc7306Section5_1_2MaskedCompareAndSwapComparesAndSwapsOnlyTheMaskedBits() throws Exception {
         try (Loopback lb = withExtensions()) {
             MemoryRegion region = zeroed(lb.server.allocate(64, Access.LOCAL_WRITE, Access.REMOTE_ATOMIC));
             region.buffer().setLong(24, 0x1122_3344_5566_7788L);
@@ -143,21 +143,44 @@ class AtomicsLoopbackTest {
     }
 
     @Test
-    void rfc7306Section4AnAlignedTaggedOffsetOverMisalignedMemoryIsStillAtomic() throws Exception {
-        // A base TO of 3 puts the aligned TO 8 at octet 5 of the memory: the locked path, reached over the wire.
+    void rfc7306Section8_2AWordAtAnUnalignedAddressIsNotUpdatedThoughItsTaggedOffsetIsAligned() throws Exception {
+        // A base TO of 3 puts the aligned TO 8 at octet 5 of aligned memory: §5.1.1 and §8.2 forbid the operation
+        // (no lock-emulated update): the responder Terminates with 0/2/0x07 and the atomic fails at the requester.
         try (Loopback lb = withExtensions()) {
             ByteBuf memory = PooledByteBufAllocator.DEFAULT.directBuffer(64, 64);
             memory.setZero(0, 64).writerIndex(64);
+            assertThat(memory.nioBuffer(0, 64).alignmentOffset(0, Long.BYTES)).isZero();
             MemoryRegion region = lb.server.pd.register(memory, Access.of(Access.LOCAL_WRITE, Access.REMOTE_ATOMIC), 3);
             memory.release();
             region.buffer().setLong(5, 0x00FF_FFFF_FFFF_FFFFL);
             lb.client.qp.postSend(SendWorkRequest.fetchAdd(1, region.stag(), 8, 1));
-            assertThat(lb.client.nextSuccess().atomicOriginalValue()).isEqualTo(0x00FF_FFFF_FFFF_FFFFL);
-            assertThat(region.buffer().getLong(5)).isEqualTo(0x0100_0000_0000_0000L);
-            lb.client.qp.postSend(SendWorkRequest.compareAndSwap(2, region.stag(), 8, 0x0100_0000_0000_0000L, 9));
-            assertThat(lb.client.nextSuccess().atomicOriginalValue()).isEqualTo(0x0100_0000_0000_0000L);
-            assertThat(region.buffer().getLong(5)).isEqualTo(9);
+            WorkCompletion c = lb.client.next();
+            assertThat(c.wrId()).isEqualTo(1);
+            assertThat(c.status()).isEqualTo(WorkCompletionStatus.REMOTE_OPERATION_ERROR);
+            assertThat(region.buffer().getLong(5)).as("memory not modified").isEqualTo(0x00FF_FFFF_FFFF_FFFFL);
             assertThat(ByteBufUtil.getBytes(region.buffer(), 0, 5)).as("octets before the word").containsOnly(0);
+            org.awaitility.Awaitility.await().until(() -> !lb.client.events.isEmpty());
+            assertThat(lb.client.events.get(0)).contains("OPERATION_CATASTROPHIC_STREAM");
+            region.close();
+        }
+    }
+
+    @Test
+    void rfc7306Section5_2_1ARemoteTaggedOffsetMayStartAtAnArbitraryOffsetIfItsWordIsAligned() throws Exception {
+        // The same region: TO 3 and TO 11 are octets 0 and 8, aligned words, so the odd TOs are valid.
+        try (Loopback lb = withExtensions()) {
+            ByteBuf memory = PooledByteBufAllocator.DEFAULT.directBuffer(64, 64);
+            memory.setZero(0, 64).writerIndex(64);
+            assertThat(memory.nioBuffer(0, 64).alignmentOffset(0, Long.BYTES)).isZero();
+            MemoryRegion region = lb.server.pd.register(memory, Access.of(Access.LOCAL_WRITE, Access.REMOTE_ATOMIC), 3);
+            memory.release();
+            region.buffer().setLong(8, 0x00FF_FFFF_FFFF_FFFFL);
+            lb.client.qp.postSend(SendWorkRequest.fetchAdd(1, region.stag(), 11, 1));
+            assertThat(lb.client.nextSuccess().atomicOriginalValue()).isEqualTo(0x00FF_FFFF_FFFF_FFFFL);
+            assertThat(region.buffer().getLong(8)).isEqualTo(0x0100_0000_0000_0000L);
+            lb.client.qp.postSend(SendWorkRequest.compareAndSwap(2, region.stag(), 3, 0, 9));
+            assertThat(lb.client.nextSuccess().atomicOriginalValue()).isZero();
+            assertThat(region.buffer().getLong(0)).isEqualTo(9);
             assertNoTerminate(lb);
             region.close();
         }
@@ -186,21 +209,20 @@ class AtomicsLoopbackTest {
 
     @ParameterizedTest(name = "TO offset {0}")
     @ValueSource(longs = {1, 2, 3, 4, 5, 6, 7, 12, 0x1003})
-    void rfc7306Section4AnUnalignedRemoteTaggedOffsetIsRefusedBeforeItIsPosted(long to) {
-        assertThatThrownBy(() -> SendWorkRequest.fetchAdd(1, 0x1234, to, 1))
-                .isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> SendWorkRequest.compareAndSwap(1, 0x1234, to, 0, 1))
-                .isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> SendWorkRequest.maskedFetchAdd(1, 0x1234, to, 1, -1L))
-                .isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> SendWorkRequest.maskedCompareAndSwap(1, 0x1234, to, 0, -1L, 1, -1L))
-                .isInstanceOf(IllegalArgumentException.class);
+    void rfc7306Section5_2_1AnUnalignedRemoteTaggedOffsetIsPostedForOnlyTheResponderKnowsTheAddress(long to) {
+        // §5.2.1: the Remote TO "MAY start at an arbitrary offset"; whether its word is aligned (§8.2) depends on
+        // the responder's memory, so the requester does not refuse it.
+        assertThat(SendWorkRequest.fetchAdd(1, 0x1234, to, 1).remoteTaggedOffset()).isEqualTo(to);
+        assertThat(SendWorkRequest.compareAndSwap(1, 0x1234, to, 0, 1).remoteTaggedOffset()).isEqualTo(to);
+        assertThat(SendWorkRequest.maskedFetchAdd(1, 0x1234, to, 1, -1L).remoteTaggedOffset()).isEqualTo(to);
+        assertThat(SendWorkRequest.maskedCompareAndSwap(1, 0x1234, to, 0, -1L, 1, -1L).remoteTaggedOffset())
+                .isEqualTo(to);
     }
 
     // ---- (b), (c) Immediate Data ----
 
     @Test
-    void rfc7306Section5WriteWithImmediateCompletesTheReceiveOnlyAfterTheWriteIsPlaced() throws Exception {
+    void rfc7306Section7WriteWithImmediateCompletesTheReceiveOnlyAfterTheWriteIsPlaced() throws Exception {
         try (Loopback lb = withExtensions()) {
             int size = 200_000; // several FPDUs, so the Immediate Data cannot overtake a partly placed Write
             MemoryRegion target = zeroed(lb.server.allocate(size, Access.LOCAL_WRITE, Access.REMOTE_WRITE));
@@ -236,7 +258,7 @@ class AtomicsLoopbackTest {
     }
 
     @Test
-    void rfc7306Section5ImmediateDataCarriesAll64BitsAndConsumesReceivesInOrder() throws Exception {
+    void rfc7306Section6_2ImmediateDataCarriesAll64BitsAndConsumesReceivesInOrder() throws Exception {
         try (Loopback lb = withExtensions()) {
             MemoryRegion receive = zeroed(lb.server.allocate(64, Access.LOCAL_WRITE));
             lb.server.qp.postReceive(ReceiveWorkRequest.of(1, ScatterGatherEntry.of(receive)));
@@ -271,7 +293,7 @@ class AtomicsLoopbackTest {
     }
 
     @Test
-    void rfc7306Section5ImmediateDataWithSolicitedEventIsReportedAsSolicited() throws Exception {
+    void rfc7306Section6_1ImmediateDataWithSolicitedEventIsReportedAsSolicited() throws Exception {
         try (Loopback lb = withExtensions()) {
             MemoryRegion receive = zeroed(lb.server.allocate(64, Access.LOCAL_WRITE));
             lb.server.qp.postReceive(ReceiveWorkRequest.of(1, ScatterGatherEntry.of(receive)));
@@ -295,7 +317,7 @@ class AtomicsLoopbackTest {
     }
 
     @Test
-    void rfc7306Section5AZeroLengthWriteWithImmediateIsADoorbell() throws Exception {
+    void rfc7306Section6AZeroLengthWriteWithImmediateIsADoorbell() throws Exception {
         try (Loopback lb = withExtensions()) {
             MemoryRegion target = zeroed(lb.server.allocate(64, Access.LOCAL_WRITE, Access.REMOTE_WRITE));
             MemoryRegion receive = zeroed(lb.server.allocate(64, Access.LOCAL_WRITE));
@@ -319,7 +341,7 @@ class AtomicsLoopbackTest {
     }
 
     @Test
-    void rfc7306Section5ACompletionQueueArmedForSolicitedEventsWakesForImmediateDataWithSe() throws Exception {
+    void rfc7306Section6_1ACompletionQueueArmedForSolicitedEventsWakesForImmediateDataWithSe() throws Exception {
         try (Loopback lb = withExtensions()) {
             CountDownLatch notified = new CountDownLatch(1);
             lb.server.cq.setListener(q -> notified.countDown());
@@ -390,7 +412,7 @@ class AtomicsLoopbackTest {
     // ---- (e) atomics and ORD ----
 
     @Test
-    void rfc7306Section4AtomicsShareTheReadRequestQueueAndAreHeldBackByOrd() throws Exception {
+    void rfc7306Section5_2AtomicsShareTheReadRequestQueueAndAreHeldBackByOrd() throws Exception {
         UnaryOperator<QueuePairConfig> shallow = c -> c.withExtensions(RdmapExtensions.ALL).withReadDepths(2, 2);
         try (Loopback lb = new Loopback(MpaSettings.defaults(), shallow, shallow)) {
             assertThat(lb.client.qp.ord()).isEqualTo(2);
@@ -403,7 +425,7 @@ class AtomicsLoopbackTest {
             MemoryRegion sink = lb.client.allocate(2 * 1000, Access.LOCAL_WRITE);
 
             // Five operations on the Read Request queue at once against IRD 2: sending them all would be
-            // beyond the peer's IRD, which it must Terminate (RFC 7306 §4, as RFC 5040 §6.1 for Reads).
+            // beyond the peer's IRD, which it must Terminate (RFC 7306 §5.2, as RFC 5040 §6.1 for Reads).
             lb.client.qp.postSend(SendWorkRequest.read(1, new ScatterGatherEntry(sink, 0, 1000), remote.stag(),
                     remote.taggedOffset()));
             lb.client.qp.postSend(SendWorkRequest.fetchAdd(2, remote.stag(), remote.taggedOffset() + 4088, 1));
@@ -435,7 +457,7 @@ class AtomicsLoopbackTest {
     }
 
     @Test
-    void rfc7306Section4ManyAtomicsBehindAnOrdOfOneAllComplete() throws Exception {
+    void rfc7306Section5_2ManyAtomicsBehindAnOrdOfOneAllComplete() throws Exception {
         UnaryOperator<QueuePairConfig> one = c -> c.withExtensions(RdmapExtensions.ALL).withReadDepths(1, 1);
         try (Loopback lb = new Loopback(MpaSettings.defaults(), one, one)) {
             MemoryRegion region = zeroed(lb.server.allocate(8, Access.LOCAL_WRITE, Access.REMOTE_ATOMIC));
@@ -468,12 +490,12 @@ class AtomicsLoopbackTest {
         final int index;
         final long taggedOffset;
 
-        /** The word at an aligned or a misaligned memory address; its TO is aligned either way. */
-        SharedWord(int connections, boolean alignedMemory) throws Exception {
+        /** The word at an aligned memory address (RFC 7306 §8.2), at a TO that is not a multiple of 8. */
+        SharedWord(int connections) throws Exception {
             memory.setZero(0, 64).writerIndex(64);
             int toAligned = (8 - memory.nioBuffer(0, 64).alignmentOffset(0, Long.BYTES)) & 7;
-            index = toAligned + (alignedMemory ? 8 : 12);
-            long base = -index & 7; // base + index is a multiple of 8: the TO is valid whatever the memory is
+            index = toAligned + 8;
+            long base = 5; // the TO is index + 5: any TO is valid when its word's address is aligned (§5.2.1)
             taggedOffset = base + index;
             try {
                 for (int i = 0; i < connections; i++) {
@@ -487,7 +509,7 @@ class AtomicsLoopbackTest {
                 close();
                 throw e;
             }
-            assertThat(memory.nioBuffer(0, 64).alignmentOffset(index, Long.BYTES) == 0).isEqualTo(alignedMemory);
+            assertThat(memory.nioBuffer(0, 64).alignmentOffset(index, Long.BYTES)).isZero();
         }
 
         long value() {
@@ -569,11 +591,9 @@ class AtomicsLoopbackTest {
         assertThat(seen.cardinality()).isEqualTo(n);
     }
 
-    @ParameterizedTest(name = "memory aligned: {0}")
-    @ValueSource(booleans = {true, false})
-    void rfc7306Section4FetchAddOnAWordSharedByFourConnectionsIsLinearizable(boolean alignedMemory)
-            throws Exception {
-        try (SharedWord word = new SharedWord(CONNECTIONS, alignedMemory)) {
+    @Test
+    void rfc7306Section5_3FetchAddOnAWordSharedByFourConnectionsIsLinearizable() throws Exception {
+        try (SharedWord word = new SharedWord(CONNECTIONS)) {
             List<long[]> originals = onEachConnection(word,
                     (lb, stag, to) -> fetchAdds(lb, stag, to, FETCH_ADDS_PER_CONNECTION));
 
@@ -583,7 +603,7 @@ class AtomicsLoopbackTest {
             // interleaved, none was lost.
             assertExactlyZeroTo(originals, total);
             for (long[] one : originals) {
-                // One stream's atomics are carried out in its order (RFC 7306 §4), so its view only grows.
+                // One stream's atomics are carried out in its order (RFC 7306 §5.4 rule 8): its view only grows.
                 assertThat(one).isSorted();
             }
             for (Loopback lb : word.connections) {
@@ -592,12 +612,11 @@ class AtomicsLoopbackTest {
         }
     }
 
-    @ParameterizedTest(name = "memory aligned: {0}")
-    @ValueSource(booleans = {true, false})
-    void rfc7306Section4CompareAndSwapIncrementsOnASharedWordLoseNoUpdate(boolean alignedMemory) throws Exception {
+    @Test
+    void rfc7306Section5_3CompareAndSwapIncrementsOnASharedWordLoseNoUpdate() throws Exception {
         int connections = 3;
         int successesEach = 1_000;
-        try (SharedWord word = new SharedWord(connections, alignedMemory)) {
+        try (SharedWord word = new SharedWord(connections)) {
             List<long[]> successes = onEachConnection(word, (lb, stag, to) -> {
                 long[] won = new long[successesEach];
                 long expect = 0;

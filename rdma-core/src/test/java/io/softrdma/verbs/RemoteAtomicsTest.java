@@ -21,13 +21,10 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * RFC 7306 §4 atomics on memory: the word is in network byte order, and every operation on one word is atomic
- * with respect to every other, on the lock-free path for aligned words and the locked path for the rest.
+ * RFC 7306 §5.1 atomics on memory: the word is in network byte order, every operation on one word is atomic
+ * with respect to every other (§5.3), and only an aligned word of direct memory is operated on (§5.1.1, §5.1.2).
  */
 class RemoteAtomicsTest {
-
-    /** What a pooled direct buffer's memoryAddress() might look like; only its low bits choose a lock stripe. */
-    private static final long FAKE_ADDRESS = 0x7F3A_2C40_1000L;
 
     private static final ExecutorService POOL = Executors.newFixedThreadPool(4);
 
@@ -36,8 +33,8 @@ class RemoteAtomicsTest {
         POOL.shutdownNow();
     }
 
-    /** How the test reaches a word: the buffer, its index, and the address passed for it. */
-    record Word(String name, ByteBuffer memory, int index, long address) {
+    /** How the test reaches a word: the buffer and its index. */
+    record Word(String name, ByteBuffer memory, int index) {
         @Override
         public String toString() {
             return name;
@@ -75,18 +72,40 @@ class RemoteAtomicsTest {
     }
 
     static Stream<Arguments> words() {
-        return Stream.of(
-                word("aligned direct", true, 0),
-                word("misaligned direct (striped lock)", false, 0),
-                Arguments.of(new Word("heap", ByteBuffer.allocate(64), 13, 0)));
+        return Stream.of(word("aligned direct"));
     }
 
-    private static Arguments word(String name, boolean aligned, long address) {
+    private static Arguments word(String name) {
         ByteBuffer memory = ByteBuffer.allocateDirect(64);
-        int index = index(memory, aligned);
-        // The path taken is the point of the case: make sure it is the one named.
-        assertThat(memory.alignmentOffset(index, Long.BYTES) == 0).isEqualTo(aligned);
-        return Arguments.of(new Word(name, memory, index, address));
+        int index = index(memory, true);
+        assertThat(memory.alignmentOffset(index, Long.BYTES)).isZero();
+        return Arguments.of(new Word(name, memory, index));
+    }
+
+    @Test
+    void rfc7306Section5_1_1AWordAtAnUnalignedAddressIsRefusedAndNotModified() {
+        // The receiver Terminates such a request first (§8.2); this is the last line: no lock-emulated update.
+        ByteBuffer memory = ByteBuffer.allocateDirect(64);
+        for (int i = 0; i < 64; i++) {
+            memory.put(i, (byte) 0xEE);
+        }
+        int index = index(memory, false);
+        for (AtomicOperation op : AtomicOperation.values()) {
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> RemoteAtomics.apply(memory, index, op, 1, 0, 0xEE,
+                    -1L)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("aligned");
+        }
+        for (int i = 0; i < 64; i++) {
+            assertThat(memory.get(i)).as("octet %d", i).isEqualTo((byte) 0xEE);
+        }
+    }
+
+    @Test
+    void heapMemoryIsRefused() {
+        // Registration takes direct memory only; a heap word has no address whose alignment is stable to rely on.
+        ByteBuffer heap = ByteBuffer.allocate(64);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> RemoteAtomics.apply(heap, 8,
+                AtomicOperation.FETCH_ADD, 1, 0, 0, -1L)).isInstanceOf(IllegalArgumentException.class);
+        assertThat(heap.getLong(8)).isZero();
     }
 
     @ParameterizedTest(name = "{0}")
@@ -136,7 +155,7 @@ class RemoteAtomicsTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("words")
-    void rfc7306Section4FetchAddReturnsTheOriginalAndStoresTheSum(Word word) {
+    void rfc7306Section5_1_1FetchAddReturnsTheOriginalAndStoresTheSum(Word word) {
         word.set(40);
         assertThat(word.fetchAdd(2)).isEqualTo(40);
         assertThat(word.get()).isEqualTo(42);
@@ -149,7 +168,7 @@ class RemoteAtomicsTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("words")
-    void rfc7306Section4MaskedFetchAddDropsTheCarryOutOfEachFieldEnd(Word word) {
+    void rfc7306Section5_1_1MaskedFetchAddDropsTheCarryOutOfEachFieldEnd(Word word) {
         word.set(0x0000_0001_FFFF_FFFFL);
         assertThat(word.apply(AtomicOperation.FETCH_ADD, 1, 0x8000_0000_8000_0000L, 0, 0))
                 .isEqualTo(0x0000_0001_FFFF_FFFFL);
@@ -161,7 +180,7 @@ class RemoteAtomicsTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("words")
-    void rfc7306Section4CompareAndSwapSwapsOnlyOnAMatch(Word word) {
+    void rfc7306Section5_1_2CompareAndSwapSwapsOnlyOnAMatch(Word word) {
         word.set(42);
         assertThat(word.compareAndSwap(42, 100)).isEqualTo(42);
         assertThat(word.get()).isEqualTo(100);
@@ -171,7 +190,7 @@ class RemoteAtomicsTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("words")
-    void rfc7306Section4MaskedCompareAndSwapComparesAndSwapsOnlyTheMaskedBits(Word word) {
+    void rfc7306Section5_1_2MaskedCompareAndSwapComparesAndSwapsOnlyTheMaskedBits(Word word) {
         word.set(0x1122_3344_5566_7788L);
         // Compare bits 32..47 only (0x3344), swap the low 16 bits only.
         assertThat(word.apply(AtomicOperation.COMPARE_AND_SWAP, 0xAAAA_AAAA_AAAA_AAAAL, 0xFFFFL,
@@ -183,16 +202,15 @@ class RemoteAtomicsTest {
     }
 
     @Test
-    void theAlignedAndTheMisalignedPathAgreeOnRandomOperations() {
+    void theLockFreePathsAgreeWithTheArithmeticOnRandomOperations() {
+        // Plain add, plain compare-and-exchange, and the retry loop for the masked forms: each must give the word
+        // AtomicOperation.apply computes (which AtomicOperationTest checks against the RFC's pseudocode).
         ByteBuffer memory = ByteBuffer.allocateDirect(64);
-        Word aligned = new Word("aligned", memory, index(memory, true), FAKE_ADDRESS);
-        Word misaligned = new Word("misaligned", memory, index(memory, true) + 24 + 3, FAKE_ADDRESS);
-        assertThat(memory.alignmentOffset(misaligned.index(), 8)).isNotZero();
+        Word aligned = new Word("aligned", memory, index(memory, true));
         java.util.SplittableRandom random = new java.util.SplittableRandom(7306);
         for (int i = 0; i < 5_000; i++) {
             long start = random.nextLong();
             aligned.set(start);
-            misaligned.set(start);
             AtomicOperation op = random.nextBoolean() ? AtomicOperation.FETCH_ADD : AtomicOperation.COMPARE_AND_SWAP;
             long data = random.nextLong();
             long mask = switch (random.nextInt(3)) {
@@ -205,9 +223,7 @@ class RemoteAtomicsTest {
             long compareMask = random.nextBoolean() ? -1L : random.nextLong();
             long expected = op.apply(start, data, mask, compare, compareMask);
             assertThat(aligned.apply(op, data, mask, compare, compareMask)).isEqualTo(start);
-            assertThat(misaligned.apply(op, data, mask, compare, compareMask)).isEqualTo(start);
             assertThat(aligned.get()).as("aligned %s", op).isEqualTo(expected);
-            assertThat(misaligned.get()).as("misaligned %s", op).isEqualTo(expected);
         }
     }
 
@@ -217,9 +233,7 @@ class RemoteAtomicsTest {
     private static final int PER_THREAD = 50_000;
 
     static Stream<Arguments> sharedWords() {
-        return Stream.of(
-                word("aligned (lock-free)", true, 0),
-                word("misaligned (striped lock)", false, 0));
+        return Stream.of(word("aligned (lock-free)"));
     }
 
     /** Runs {@code task} on {@link #THREADS} threads released together, and returns what each returned. */
@@ -258,7 +272,7 @@ class RemoteAtomicsTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("sharedWords")
-    void rfc7306Section4ConcurrentFetchAddsAreLinearizable(Word word) throws Exception {
+    void rfc7306Section5_3ConcurrentFetchAddsAreLinearizable(Word word) throws Exception {
         word.set(0);
         List<long[]> originals = race(t -> {
             long[] seen = new long[PER_THREAD];
@@ -277,7 +291,7 @@ class RemoteAtomicsTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("sharedWords")
-    void rfc7306Section4ConcurrentMaskedFetchAddsKeepEveryFieldExact(Word word) throws Exception {
+    void rfc7306Section5_3ConcurrentMaskedFetchAddsKeepEveryFieldExact(Word word) throws Exception {
         // Two 32-bit counters in one word: on an aligned word this is the compare-and-exchange retry loop.
         word.set(0);
         List<long[]> originals = race(t -> {
@@ -295,7 +309,7 @@ class RemoteAtomicsTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("sharedWords")
-    void rfc7306Section4ConcurrentCompareAndSwapIncrementsLoseNoUpdate(Word word) throws Exception {
+    void rfc7306Section5_3ConcurrentCompareAndSwapIncrementsLoseNoUpdate(Word word) throws Exception {
         word.set(0);
         int perThread = PER_THREAD / 2;
         List<long[]> successes = race(t -> {
@@ -318,13 +332,13 @@ class RemoteAtomicsTest {
     }
 
     @Test
-    void rfc7306Section4FetchAddsThroughTwoViewsOfOneMisalignedWordShareItsLock() throws Exception {
+    void rfc7306Section5_3FetchAddsThroughTwoViewsOfOneWordAreAtomic() throws Exception {
         // Two regions over the same memory make two ByteBuffers, one a slice that starts 3 octets in (so the word
-        // has another index there), but the word's address is the same: so is the lock.
+        // has another index there), but the word is the same, and so is the CPU's compare-and-swap on it.
         ByteBuffer memory = ByteBuffer.allocateDirect(64);
-        int index = index(memory, false);
-        Word a = new Word("view a", memory.duplicate(), index, 0);
-        Word b = new Word("view b", memory.duplicate().position(3).slice(), index - 3, 0);
+        int index = index(memory, true);
+        Word a = new Word("view a", memory.duplicate(), index);
+        Word b = new Word("view b", memory.duplicate().position(3).slice(), index - 3);
         a.set(0);
         List<long[]> originals = race(t -> {
             Word w = t % 2 == 0 ? a : b;

@@ -108,6 +108,22 @@ class TerminateTest {
         return pd.allocate(length, Access.of(first, rest));
     }
 
+    // ---- a ULPDU too short for any DDP header (RFC 5044 §8) ----
+
+    @org.junit.jupiter.params.ParameterizedTest(name = "ULPDU {0}")
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"41", "414000", "41400000", "c1400000",
+            "4140000000000000000000000100000000" /* untagged, 17 of 18 */,
+            "c1400000000100000000000000" /* tagged, 13 of 14 */})
+    void rfc5044Section8AnFpduWhoseUlpduLengthIsShorterThanItsDdpHeaderSendsTheFramingError(String ulpdu)
+            throws Exception {
+        // No RFC 5041 code fits a segment with no room for its header; RFC 5044 §8 code 3 (ULPDU_Length does not
+        // agree with the FPDU's start) does, and Linux siw sends it since its fix of CVE-2026-64102. An LLP error
+        // carries no headers (RFC 5040 §7.1, Figure 10).
+        connect();
+        peer.send(ulpdu);
+        expectTerminate(terminate(2, 0, 0x03, "", 0, ""), "MARKER_AND_ULPDU_LENGTH_MISMATCH");
+    }
+
     // ---- DDP tagged buffer errors (RFC 5041 §7.2, Layer 1 EType 1) ----
 
     @Test
@@ -249,7 +265,15 @@ class TerminateTest {
     }
 
     @Test
-    void readRequestOfTheWrongLengthSendsMessageTooLong() throws Exception {
+    void rfc5044Section8AReadRequestShorterThanItsHeaderSendsTheFramingError() throws Exception {
+        // RFC 5040 §4.4: 28 octets after the DDP header. Linux siw checks the minimum length per opcode too.
+        connect();
+        peer.send(readRequest(1, 1, 0, 8, 2, 0).substring(0, 2 * (18 + 27)));
+        expectTerminate(terminate(2, 0, 0x03, "", 0, ""), "MARKER_AND_ULPDU_LENGTH_MISMATCH");
+    }
+
+    @Test
+    void readRequestLongerThanItsHeaderSendsMessageTooLong() throws Exception {
         connect();
         String s = readRequest(1, 1, 0, 8, 2, 0) + "00000000";
         peer.send(s);

@@ -4,7 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.softrdma.rdmap.AtomicOperation;
 
 /**
- * The Atomic Request header (RFC 7306 §4; RDMAP opcode 0xA, untagged, on the Read Request queue QN 1), which
+ * The Atomic Request header (RFC 7306 §5.2.1; RDMAP opcode 0xA, untagged, on the Read Request queue QN 1), which
  * follows the untagged DDP header: 52 octets.
  *
  * <pre>

@@ -3,7 +3,7 @@ package io.softrdma.internal.rdmap;
 import io.netty.buffer.ByteBuf;
 
 /**
- * The Atomic Response header (RFC 7306 §4; RDMAP opcode 0xB, untagged, on QN 3), which follows the untagged
+ * The Atomic Response header (RFC 7306 §5.2.2; RDMAP opcode 0xB, untagged, on QN 3), which follows the untagged
  * DDP header: 12 octets, the identifier of the request it answers and the word's value before the operation.
  *
  * <pre>

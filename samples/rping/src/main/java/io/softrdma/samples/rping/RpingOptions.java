@@ -36,7 +36,7 @@ import picocli.CommandLine.Option;
  * @param peerToPeer {@code --p2p}: the RFC 6581 ready-to-receive messages the client offers, or the
  *     server accepts ({@code off}: the server accepts whatever the client offers)
  * @param timeout {@code --timeout}: the longest any single step (connect, accept, one step of a ping)
- *     may take
+ *     may take; the server's MPA startup steps take at most {@link #STARTUP_STEP_CAP} of it
  * @param firstFpduProbe {@code --probe}: how long the client waits for any answer to its first FPDU
  *     before it sends one zero-length RDMA Write (see {@link MpaSettings#firstFpduProbe()}); zero: never
  */
@@ -61,11 +61,24 @@ public record RpingOptions(boolean server, String address, int port, int count, 
     /** The {@code --help} text, made by picocli from the options below. */
     static final String USAGE = CommandLines.usage(commandLine(new Cli()));
 
-    /** The MPA settings these options ask for; every MPA timeout is the step timeout. */
+    /**
+     * The longest a server-side MPA startup may wait for each of its two steps: the client's Request, however slowly
+     * its octets arrive, and the server's decision to accept it (which rping makes at once). It is the library's
+     * Request timeout, Linux siw's 5 s; a shorter {@code --timeout} shortens it. So a startup holds one of the
+     * listener's startup slots ({@code StartupLimiter}) for at most twice this, whatever {@code --timeout} says.
+     */
+    public static final Duration STARTUP_STEP_CAP = MpaSettings.defaults().requestTimeout();
+
+    /**
+     * The MPA settings these options ask for. The client waits for the Reply as long as any step
+     * ({@code --timeout}); the server waits for a Request, and for its own decision, at most
+     * {@link #STARTUP_STEP_CAP}: a slow step timeout is for the pings, not for a peer that drips its Request.
+     */
     public MpaSettings mpaSettings() {
+        Duration startupStep = timeout.compareTo(STARTUP_STEP_CAP) < 0 ? timeout : STARTUP_STEP_CAP;
         return MpaSettings.defaults().withRevision(mpaRevision).withCrc(crc).withPeerToPeer(peerToPeer).toBuilder()
-                .requestTimeout(timeout).replyTimeout(timeout).acceptTimeout(timeout).firstFpduProbe(firstFpduProbe)
-                .build();
+                .requestTimeout(startupStep).replyTimeout(timeout).acceptTimeout(startupStep)
+                .firstFpduProbe(firstFpduProbe).build();
     }
 
     /** Whether the arguments ask for the usage text ({@code --help} anywhere). */
@@ -132,7 +145,7 @@ public record RpingOptions(boolean server, String address, int port, int count, 
                 + " server then accepts any)")
         String peerToPeer;
         @Option(names = "--timeout", paramLabel = "SECONDS", description = "the longest connect, accept or any"
-                + " step of a ping may take (default 30)")
+                + " step of a ping may take (default 30); a server waits at most 5 s for a client's MPA Request")
         String timeout;
         @Option(names = "--probe", paramLabel = "MS", description = "client: if nothing answers its first message"
                 + " for MS milliseconds, send one zero-length RDMA Write, which revives a Linux 6.1 siw server"

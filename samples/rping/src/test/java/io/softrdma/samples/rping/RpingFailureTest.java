@@ -154,6 +154,58 @@ class RpingFailureTest {
 
     // ---- misbehaving peers ----
 
+    @Test
+    void aClientDrippingItsMpaRequestLosesItsStartupSlotWithinTheCap() throws Exception {
+        // A Request announcing 512 octets of private data, one octet per 100 ms: complete after 53 s. The server
+        // (step timeout 30 s) must close it when the library's 5 s Request timeout runs out, not after --timeout.
+        RpingRun server = RpingRun.server("-P", "--timeout", "30");
+        byte[] request = new byte[20 + 512];
+        System.arraycopy("MPA ID Req Frame".getBytes(StandardCharsets.US_ASCII), 0, request, 0, 16);
+        request[17] = 1; // revision 1, no flags
+        request[18] = 0x02; // PD_Length 512
+        java.util.concurrent.ScheduledExecutorService drip = java.util.concurrent.Executors
+                .newSingleThreadScheduledExecutor();
+        try (java.net.Socket socket = new java.net.Socket("127.0.0.1", server.port())) {
+            long connected = System.nanoTime();
+            java.io.OutputStream out = socket.getOutputStream();
+            java.util.concurrent.atomic.AtomicInteger sent = new java.util.concurrent.atomic.AtomicInteger();
+            drip.scheduleAtFixedRate(() -> {
+                int i = sent.get();
+                if (i < request.length) {
+                    try {
+                        out.write(request[i]);
+                        out.flush();
+                        sent.incrementAndGet();
+                    } catch (java.io.IOException closed) {
+                        // the server closed the connection: what the test waits for
+                    }
+                }
+            }, 0, 100, TimeUnit.MILLISECONDS);
+            java.util.concurrent.CompletableFuture<Long> closedAfter = java.util.concurrent.CompletableFuture
+                    .supplyAsync(() -> {
+                        try {
+                            while (socket.getInputStream().read() >= 0) {
+                                // the server sends nothing before the whole Request; read until it closes
+                            }
+                        } catch (java.io.IOException reset) {
+                            // a reset is a close too
+                        }
+                        return System.nanoTime() - connected;
+                    });
+            Duration after = Duration.ofNanos(closedAfter.get(RpingOptions.STARTUP_STEP_CAP.toMillis() + 3_000,
+                    TimeUnit.MILLISECONDS));
+            assertThat(after).as("closed at the Request timeout").isBetween(
+                    RpingOptions.STARTUP_STEP_CAP.minusMillis(500), RpingOptions.STARTUP_STEP_CAP.plusSeconds(3));
+            assertThat(sent.get()).as("octets dripped by then").isBetween(20, request.length - 1);
+        } finally {
+            drip.shutdownNow();
+        }
+        // The server goes on: a well-behaved client still gets its pings.
+        RpingRun client = RpingRun.start("-c", "-a", "127.0.0.1", "-p", Integer.toString(server.port()), "-C", "2");
+        assertThat(client.exitCode(Duration.ofSeconds(10))).as("%s", client).isZero();
+        server.interrupt();
+    }
+
     /** A peer's verbs resources: 16-octet receive and send buffers and a 64-octet sink. */
     private final class Peer implements AutoCloseable {
         final ProtectionDomain pd = device.allocateProtectionDomain();

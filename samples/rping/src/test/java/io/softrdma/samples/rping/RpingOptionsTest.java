@@ -159,6 +159,15 @@ class RpingOptionsTest {
     }
 
     @Test
+    void theServerKeepsTheLibrarysFiveSecondRequestTimeoutWhateverTheStepTimeout() {
+        MpaSettings s = RpingOptions.parse(new String[] {"-s", "--timeout", "30"}).mpaSettings();
+        assertThat(MpaSettings.defaults().requestTimeout()).as("siw's").isEqualTo(Duration.ofSeconds(5));
+        assertThat(s.requestTimeout()).isEqualTo(MpaSettings.defaults().requestTimeout());
+        assertThat(s.acceptTimeout()).isEqualTo(RpingOptions.STARTUP_STEP_CAP);
+        assertThat(s.replyTimeout()).as("the client's wait for the Reply is a step").isEqualTo(Duration.ofSeconds(30));
+    }
+
+    @Test
     void mpaSettingsFollowTheOptions() {
         MpaSettings s = RpingOptions.parse(new String[] {"-c", "-a", "h", "--crc", "on", "--p2p", "any", "--timeout",
             "3", "--probe", "0"}).mpaSettings();
@@ -167,6 +176,9 @@ class RpingOptionsTest {
         assertThat(s.crc()).isTrue();
         assertThat(s.peerToPeer()).isEqualTo(PeerToPeerMode.ANY);
         assertThat(s.replyTimeout()).isEqualTo(Duration.ofSeconds(3));
+        assertThat(s.requestTimeout()).as("a shorter --timeout shortens the startup steps").isEqualTo(
+                Duration.ofSeconds(3));
+        assertThat(s.acceptTimeout()).isEqualTo(Duration.ofSeconds(3));
         assertThat(RpingOptions.parse(new String[] {"-s", "--mpa-rev", "1"}).mpaSettings().revision()).isEqualTo(1);
     }
 
