@@ -45,7 +45,7 @@ final class TcpBaseline implements TcpReference {
     static final TcpBaseline INSTANCE = new TcpBaseline();
     /** Frames per acknowledgement in a stream; a run is a whole number of batches. */
     static final int BATCH = 64;
-    /** RFC 7306 §4's Atomic Request after the RDMAP header: what a raw TCP atomic request carries. */
+    /** RFC 7306 §5.2.1's Atomic Request after the RDMAP header: what a raw TCP atomic request carries. */
     private static final int ATOMIC_REQUEST = 52;
     /** The Atomic Response after the RDMAP header: Original Request Identifier and Original Remote Data Value. */
     private static final int ATOMIC_RESPONSE = 12;
@@ -398,7 +398,7 @@ final class TcpBaseline implements TcpReference {
 
         private boolean apply(ByteBuf r, int i, int length) {
             // Opcode word, Request Identifier, Remote STag and TO (unused: one word), Add/Swap Data and Mask,
-            // Compare Data and Mask (RFC 7306 §4); the masks are the plain operations' (0, ~0).
+            // Compare Data and Mask (RFC 7306 §5.2.1); the masks are the plain operations' (0, ~0).
             int opcode = r.getInt(i) & 0xF;
             long data = r.getLong(i + 20);
             long original = opcode == FETCH_ADD ? word.getAndAdd(data) : word.compareAndExchange(r.getLong(i + 36), data);
