@@ -27,29 +27,12 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class AtomicsLoopbackTest {
 
-    private static final UnaryOperator<QueuePairConfig> EXTENSIONS = c -> c.withExtensions(RdmapExtensions.ALL);
-
-    private static Loopback withExtensions() throws Exception {
-        return new Loopback(MpaSettings.defaults(), EXTENSIONS, EXTENSIONS);
-    }
-
-    /** Pooled memory comes back with whatever an earlier user left in it. */
-    private static MemoryRegion zeroed(MemoryRegion region) {
-        region.buffer().setZero(0, region.length());
-        return region;
-    }
-
-    private static void assertNoTerminate(Loopback lb) {
-        assertThat(lb.client.events).as("client events").isEmpty();
-        assertThat(lb.server.events).as("server events").isEmpty();
-    }
-
     // ---- (a) each atomic operation ----
 
     @Test
     void rfc7306Section5_1_1FetchAddReturnsTheOriginalAndUpdatesTheRemoteWord() throws Exception {
-        try (Loopback lb = withExtensions()) {
-            MemoryRegion region = zeroed(lb.server.allocate(64, Access.LOCAL_WRITE, Access.REMOTE_ATOMIC));
+        try (Loopback lb = Loopback.withExtensions()) {
+            MemoryRegion region = Loopback.zeroed(lb.server.allocate(64, Access.LOCAL_WRITE, Access.REMOTE_ATOMIC));
             region.buffer().setLong(8, 40);
             RemoteMemory remote = region.advertise();
             lb.client.qp.postSend(SendWorkRequest.fetchAdd(1, remote.stag(), remote.taggedOffset() + 8, 2));
@@ -65,15 +48,15 @@ class AtomicsLoopbackTest {
             lb.client.qp.postSend(SendWorkRequest.fetchAdd(2, remote.stag(), remote.taggedOffset() + 8, -43));
             assertThat(lb.client.nextSuccess().atomicOriginalValue()).isEqualTo(42);
             assertThat(region.buffer().getLong(8)).as("wraps modulo 2^64").isEqualTo(-1L);
-            assertNoTerminate(lb);
+            lb.assertNoTerminate();
             region.close();
         }
     }
 
     @Test
     void rfc7306Section5_1_2CompareAndSwapSwapsOnlyWhenTheWordMatches() throws Exception {
-        try (Loopback lb = withExtensions()) {
-            MemoryRegion region = zeroed(lb.server.allocate(64, Access.LOCAL_WRITE, Access.REMOTE_ATOMIC));
+        try (Loopback lb = Loopback.withExtensions()) {
+            MemoryRegion region = Loopback.zeroed(lb.server.allocate(64, Access.LOCAL_WRITE, Access.REMOTE_ATOMIC));
             region.buffer().setLong(56, 42);
             RemoteMemory remote = region.advertise();
             long to = remote.taggedOffset() + 56;
@@ -90,15 +73,15 @@ class AtomicsLoopbackTest {
             assertThat(failed.opcode()).isEqualTo(WorkCompletionOpcode.ATOMIC_COMPARE_AND_SWAP);
             assertThat(failed.atomicOriginalValue()).isEqualTo(100);
             assertThat(region.buffer().getLong(56)).isEqualTo(100);
-            assertNoTerminate(lb);
+            lb.assertNoTerminate();
             region.close();
         }
     }
 
     @Test
     void rfc7306Section5_1_1MaskedFetchAddKeepsIndependentCountersInOneWord() throws Exception {
-        try (Loopback lb = withExtensions()) {
-            MemoryRegion region = zeroed(lb.server.allocate(64, Access.LOCAL_WRITE, Access.REMOTE_ATOMIC));
+        try (Loopback lb = Loopback.withExtensions()) {
+            MemoryRegion region = Loopback.zeroed(lb.server.allocate(64, Access.LOCAL_WRITE, Access.REMOTE_ATOMIC));
             region.buffer().setLong(16, 0x0000_0001_FFFF_FFFFL);
             RemoteMemory remote = region.advertise();
             long to = remote.taggedOffset() + 16;
@@ -113,15 +96,15 @@ class AtomicsLoopbackTest {
                     0x8080_8080_8080_8080L));
             assertThat(lb.client.nextSuccess().atomicOriginalValue()).isEqualTo(0x0000_0001_0000_0000L);
             assertThat(region.buffer().getLong(16)).isEqualTo(0x0101_0102_0101_0101L);
-            assertNoTerminate(lb);
+            lb.assertNoTerminate();
             region.close();
         }
     }
 
     @Test
     void rfc7306Section5_1_2MaskedCompareAndSwapComparesAndSwapsOnlyTheMaskedBits() throws Exception {
-        try (Loopback lb = withExtensions()) {
-            MemoryRegion region = zeroed(lb.server.allocate(64, Access.LOCAL_WRITE, Access.REMOTE_ATOMIC));
+        try (Loopback lb = Loopback.withExtensions()) {
+            MemoryRegion region = Loopback.zeroed(lb.server.allocate(64, Access.LOCAL_WRITE, Access.REMOTE_ATOMIC));
             region.buffer().setLong(24, 0x1122_3344_5566_7788L);
             RemoteMemory remote = region.advertise();
             long to = remote.taggedOffset() + 24;
@@ -137,7 +120,7 @@ class AtomicsLoopbackTest {
                     0xFFFF_0000_0000_0000L, 0, -1L));
             assertThat(lb.client.nextSuccess().atomicOriginalValue()).isEqualTo(0x1122_3344_5566_AAAAL);
             assertThat(region.buffer().getLong(24)).as("a compared bit differed").isEqualTo(0x1122_3344_5566_AAAAL);
-            assertNoTerminate(lb);
+            lb.assertNoTerminate();
             region.close();
         }
     }
@@ -146,7 +129,7 @@ class AtomicsLoopbackTest {
     void rfc7306Section8_2AWordAtAnUnalignedAddressIsNotUpdatedThoughItsTaggedOffsetIsAligned() throws Exception {
         // A base TO of 3 puts the aligned TO 8 at octet 5 of aligned memory: §5.1.1 and §8.2 forbid the operation
         // (no lock-emulated update): the responder Terminates with 0/2/0x07 and the atomic fails at the requester.
-        try (Loopback lb = withExtensions()) {
+        try (Loopback lb = Loopback.withExtensions()) {
             ByteBuf memory = PooledByteBufAllocator.DEFAULT.directBuffer(64, 64);
             memory.setZero(0, 64).writerIndex(64);
             assertThat(memory.nioBuffer(0, 64).alignmentOffset(0, Long.BYTES)).isZero();
@@ -168,7 +151,7 @@ class AtomicsLoopbackTest {
     @Test
     void rfc7306Section5_2_1ARemoteTaggedOffsetMayStartAtAnArbitraryOffsetIfItsWordIsAligned() throws Exception {
         // The same region: TO 3 and TO 11 are octets 0 and 8, aligned words, so the odd TOs are valid.
-        try (Loopback lb = withExtensions()) {
+        try (Loopback lb = Loopback.withExtensions()) {
             ByteBuf memory = PooledByteBufAllocator.DEFAULT.directBuffer(64, 64);
             memory.setZero(0, 64).writerIndex(64);
             assertThat(memory.nioBuffer(0, 64).alignmentOffset(0, Long.BYTES)).isZero();
@@ -181,7 +164,7 @@ class AtomicsLoopbackTest {
             lb.client.qp.postSend(SendWorkRequest.compareAndSwap(2, region.stag(), 3, 0, 9));
             assertThat(lb.client.nextSuccess().atomicOriginalValue()).isZero();
             assertThat(region.buffer().getLong(0)).isEqualTo(9);
-            assertNoTerminate(lb);
+            lb.assertNoTerminate();
             region.close();
         }
     }
@@ -190,7 +173,7 @@ class AtomicsLoopbackTest {
     void rfc7306AtomicsNeedOneContiguousBufferSoACompositeIsRefusedAtRegistration() throws Exception {
         // A CompositeByteBuf of direct components is direct, and Writes place into it; but an atomic works through
         // one ByteBuffer view of the memory, which a composite does not have (nioBuffer would be a copy).
-        try (Loopback lb = withExtensions()) {
+        try (Loopback lb = Loopback.withExtensions()) {
             io.netty.buffer.CompositeByteBuf memory = PooledByteBufAllocator.DEFAULT.compositeDirectBuffer();
             memory.addComponents(true, PooledByteBufAllocator.DEFAULT.directBuffer(32, 32).writeZero(32),
                     PooledByteBufAllocator.DEFAULT.directBuffer(32, 32).writeZero(32));
@@ -223,10 +206,10 @@ class AtomicsLoopbackTest {
 
     @Test
     void rfc7306Section7WriteWithImmediateCompletesTheReceiveOnlyAfterTheWriteIsPlaced() throws Exception {
-        try (Loopback lb = withExtensions()) {
+        try (Loopback lb = Loopback.withExtensions()) {
             int size = 200_000; // several FPDUs, so the Immediate Data cannot overtake a partly placed Write
-            MemoryRegion target = zeroed(lb.server.allocate(size, Access.LOCAL_WRITE, Access.REMOTE_WRITE));
-            MemoryRegion receive = zeroed(lb.server.allocate(64, Access.LOCAL_WRITE));
+            MemoryRegion target = Loopback.zeroed(lb.server.allocate(size, Access.LOCAL_WRITE, Access.REMOTE_WRITE));
+            MemoryRegion receive = Loopback.zeroed(lb.server.allocate(64, Access.LOCAL_WRITE));
             lb.server.qp.postReceive(ReceiveWorkRequest.of(77, ScatterGatherEntry.of(receive)));
             MemoryRegion source = lb.client.allocate(size, Access.LOCAL_WRITE);
             byte[] data = VerbsLoopbackTest.pattern(size, 7306);
@@ -250,7 +233,7 @@ class AtomicsLoopbackTest {
             WorkCompletion sent = lb.client.nextSuccess();
             assertThat(sent.opcode()).isEqualTo(WorkCompletionOpcode.RDMA_WRITE_WITH_IMMEDIATE);
             assertThat(sent.wrId()).isEqualTo(5);
-            assertNoTerminate(lb);
+            lb.assertNoTerminate();
             target.close();
             receive.close();
             source.close();
@@ -259,8 +242,8 @@ class AtomicsLoopbackTest {
 
     @Test
     void rfc7306Section6_2ImmediateDataCarriesAll64BitsAndConsumesReceivesInOrder() throws Exception {
-        try (Loopback lb = withExtensions()) {
-            MemoryRegion receive = zeroed(lb.server.allocate(64, Access.LOCAL_WRITE));
+        try (Loopback lb = Loopback.withExtensions()) {
+            MemoryRegion receive = Loopback.zeroed(lb.server.allocate(64, Access.LOCAL_WRITE));
             lb.server.qp.postReceive(ReceiveWorkRequest.of(1, ScatterGatherEntry.of(receive)));
             lb.server.qp.postReceive(ReceiveWorkRequest.of(2, ScatterGatherEntry.of(receive)));
             lb.server.qp.postReceive(ReceiveWorkRequest.of(3, ScatterGatherEntry.of(receive)));
@@ -286,7 +269,7 @@ class AtomicsLoopbackTest {
             assertThat(lb.client.nextSuccess().opcode()).isEqualTo(WorkCompletionOpcode.IMMEDIATE_DATA);
             assertThat(lb.client.nextSuccess().opcode()).isEqualTo(WorkCompletionOpcode.SEND);
             assertThat(lb.client.nextSuccess().opcode()).isEqualTo(WorkCompletionOpcode.IMMEDIATE_DATA);
-            assertNoTerminate(lb);
+            lb.assertNoTerminate();
             receive.close();
             source.close();
         }
@@ -294,8 +277,8 @@ class AtomicsLoopbackTest {
 
     @Test
     void rfc7306Section6_1ImmediateDataWithSolicitedEventIsReportedAsSolicited() throws Exception {
-        try (Loopback lb = withExtensions()) {
-            MemoryRegion receive = zeroed(lb.server.allocate(64, Access.LOCAL_WRITE));
+        try (Loopback lb = Loopback.withExtensions()) {
+            MemoryRegion receive = Loopback.zeroed(lb.server.allocate(64, Access.LOCAL_WRITE));
             lb.server.qp.postReceive(ReceiveWorkRequest.of(1, ScatterGatherEntry.of(receive)));
             lb.server.qp.postReceive(ReceiveWorkRequest.of(2, ScatterGatherEntry.of(receive)));
 
@@ -311,16 +294,16 @@ class AtomicsLoopbackTest {
             assertThat(solicited.solicited()).isTrue();
             assertThat(lb.client.nextSuccess().wrId()).isEqualTo(3);
             assertThat(lb.client.nextSuccess().wrId()).isEqualTo(4);
-            assertNoTerminate(lb);
+            lb.assertNoTerminate();
             receive.close();
         }
     }
 
     @Test
     void rfc7306Section6AZeroLengthWriteWithImmediateIsADoorbell() throws Exception {
-        try (Loopback lb = withExtensions()) {
-            MemoryRegion target = zeroed(lb.server.allocate(64, Access.LOCAL_WRITE, Access.REMOTE_WRITE));
-            MemoryRegion receive = zeroed(lb.server.allocate(64, Access.LOCAL_WRITE));
+        try (Loopback lb = Loopback.withExtensions()) {
+            MemoryRegion target = Loopback.zeroed(lb.server.allocate(64, Access.LOCAL_WRITE, Access.REMOTE_WRITE));
+            MemoryRegion receive = Loopback.zeroed(lb.server.allocate(64, Access.LOCAL_WRITE));
             lb.server.qp.postReceive(ReceiveWorkRequest.of(1, ScatterGatherEntry.of(receive)));
             RemoteMemory remote = target.advertise();
 
@@ -334,7 +317,7 @@ class AtomicsLoopbackTest {
             assertThat(sent.opcode()).isEqualTo(WorkCompletionOpcode.RDMA_WRITE_WITH_IMMEDIATE);
             assertThat(sent.byteLength()).isZero();
             assertThat(ByteBufUtil.getBytes(target.buffer(), 0, 64)).containsOnly(0);
-            assertNoTerminate(lb);
+            lb.assertNoTerminate();
             target.close();
             receive.close();
         }
@@ -342,11 +325,11 @@ class AtomicsLoopbackTest {
 
     @Test
     void rfc7306Section6_1ACompletionQueueArmedForSolicitedEventsWakesForImmediateDataWithSe() throws Exception {
-        try (Loopback lb = withExtensions()) {
+        try (Loopback lb = Loopback.withExtensions()) {
             CountDownLatch notified = new CountDownLatch(1);
             lb.server.cq.setListener(q -> notified.countDown());
             lb.server.cq.requestNotification(true);
-            MemoryRegion receive = zeroed(lb.server.allocate(64, Access.LOCAL_WRITE));
+            MemoryRegion receive = Loopback.zeroed(lb.server.allocate(64, Access.LOCAL_WRITE));
             lb.server.qp.postReceive(ReceiveWorkRequest.of(1, ScatterGatherEntry.of(receive)));
             lb.server.qp.postReceive(ReceiveWorkRequest.of(2, ScatterGatherEntry.of(receive)));
 
@@ -357,7 +340,7 @@ class AtomicsLoopbackTest {
             lb.client.qp.postSend(SendWorkRequest.immediateData(4, 2).withSolicitedEvent());
             assertThat(notified.await(5, TimeUnit.SECONDS)).isTrue();
             assertThat(lb.server.nextSuccess().solicited()).isTrue();
-            assertNoTerminate(lb);
+            lb.assertNoTerminate();
             receive.close();
         }
     }
@@ -366,7 +349,7 @@ class AtomicsLoopbackTest {
 
     @Test
     void extensionsOfferedByTheInitiatorAloneAreNotUsed() throws Exception {
-        try (Loopback lb = new Loopback(MpaSettings.defaults(), EXTENSIONS, UnaryOperator.identity())) {
+        try (Loopback lb = new Loopback(MpaSettings.defaults(), Loopback.EXTENSIONS, UnaryOperator.identity())) {
             assertThat(lb.client.qp.extensions()).isEqualTo(RdmapExtensions.NONE);
             assertThat(lb.server.qp.extensions()).isEqualTo(RdmapExtensions.NONE);
             assertThatThrownBy(() -> lb.client.qp.postSend(SendWorkRequest.fetchAdd(1, 0x100, 0, 1)))
@@ -375,13 +358,13 @@ class AtomicsLoopbackTest {
                     .isInstanceOf(IllegalStateException.class);
             assertThatThrownBy(() -> lb.server.qp.postSend(SendWorkRequest.compareAndSwap(3, 0x100, 0, 0, 1)))
                     .isInstanceOf(IllegalStateException.class);
-            assertNoTerminate(lb);
+            lb.assertNoTerminate();
         }
     }
 
     @Test
     void extensionsOfferedByTheResponderAloneAreNotUsed() throws Exception {
-        try (Loopback lb = new Loopback(MpaSettings.defaults(), UnaryOperator.identity(), EXTENSIONS)) {
+        try (Loopback lb = new Loopback(MpaSettings.defaults(), UnaryOperator.identity(), Loopback.EXTENSIONS)) {
             assertThat(lb.client.qp.extensions()).isEqualTo(RdmapExtensions.NONE);
             assertThat(lb.server.qp.extensions()).isEqualTo(RdmapExtensions.NONE);
             assertThatThrownBy(() -> lb.server.qp.postSend(SendWorkRequest.fetchAdd(1, 0x100, 0, 1)))
@@ -393,18 +376,18 @@ class AtomicsLoopbackTest {
 
     @Test
     void bothEndsUseOnlyWhatBothOffered() throws Exception {
-        try (Loopback lb = new Loopback(MpaSettings.defaults(), EXTENSIONS,
+        try (Loopback lb = new Loopback(MpaSettings.defaults(), Loopback.EXTENSIONS,
                 c -> c.withExtensions(new RdmapExtensions(true, false)))) {
             RdmapExtensions atomicsOnly = new RdmapExtensions(true, false);
             assertThat(lb.client.qp.extensions()).isEqualTo(atomicsOnly);
             assertThat(lb.server.qp.extensions()).isEqualTo(atomicsOnly);
             assertThatThrownBy(() -> lb.client.qp.postSend(SendWorkRequest.immediateData(1, 1)))
                     .isInstanceOf(IllegalStateException.class);
-            MemoryRegion region = zeroed(lb.server.allocate(8, Access.LOCAL_WRITE, Access.REMOTE_ATOMIC));
+            MemoryRegion region = Loopback.zeroed(lb.server.allocate(8, Access.LOCAL_WRITE, Access.REMOTE_ATOMIC));
             lb.client.qp.postSend(SendWorkRequest.fetchAdd(2, region.stag(), 0, 5));
             assertThat(lb.client.nextSuccess().atomicOriginalValue()).isZero();
             assertThat(region.buffer().getLong(0)).isEqualTo(5);
-            assertNoTerminate(lb);
+            lb.assertNoTerminate();
             region.close();
         }
     }
@@ -416,7 +399,7 @@ class AtomicsLoopbackTest {
         UnaryOperator<QueuePairConfig> shallow = c -> c.withExtensions(RdmapExtensions.ALL).withReadDepths(2, 2);
         try (Loopback lb = new Loopback(MpaSettings.defaults(), shallow, shallow)) {
             assertThat(lb.client.qp.ord()).isEqualTo(2);
-            MemoryRegion remoteRegion = zeroed(lb.server.allocate(4096,
+            MemoryRegion remoteRegion = Loopback.zeroed(lb.server.allocate(4096,
                     Access.LOCAL_WRITE, Access.REMOTE_READ, Access.REMOTE_ATOMIC));
             byte[] data = VerbsLoopbackTest.pattern(4096, 5);
             remoteRegion.buffer().setBytes(0, data);
@@ -450,7 +433,7 @@ class AtomicsLoopbackTest {
                     .isEqualTo(java.util.Arrays.copyOf(data, 2000));
             assertThat(lb.client.qp.state()).isEqualTo(QueuePairState.RTS);
             assertThat(lb.server.qp.state()).isEqualTo(QueuePairState.RTS);
-            assertNoTerminate(lb);
+            lb.assertNoTerminate();
             remoteRegion.close();
             sink.close();
         }
@@ -460,7 +443,7 @@ class AtomicsLoopbackTest {
     void rfc7306Section5_2ManyAtomicsBehindAnOrdOfOneAllComplete() throws Exception {
         UnaryOperator<QueuePairConfig> one = c -> c.withExtensions(RdmapExtensions.ALL).withReadDepths(1, 1);
         try (Loopback lb = new Loopback(MpaSettings.defaults(), one, one)) {
-            MemoryRegion region = zeroed(lb.server.allocate(8, Access.LOCAL_WRITE, Access.REMOTE_ATOMIC));
+            MemoryRegion region = Loopback.zeroed(lb.server.allocate(8, Access.LOCAL_WRITE, Access.REMOTE_ATOMIC));
             for (int i = 0; i < 100; i++) {
                 lb.client.qp.postSend(SendWorkRequest.fetchAdd(i, region.stag(), 0, 1));
             }
@@ -470,7 +453,7 @@ class AtomicsLoopbackTest {
                 assertThat(c.atomicOriginalValue()).isEqualTo(i);
             }
             assertThat(region.buffer().getLong(0)).isEqualTo(100);
-            assertNoTerminate(lb);
+            lb.assertNoTerminate();
             region.close();
         }
     }
@@ -499,7 +482,7 @@ class AtomicsLoopbackTest {
             taggedOffset = base + index;
             try {
                 for (int i = 0; i < connections; i++) {
-                    Loopback lb = withExtensions();
+                    Loopback lb = Loopback.withExtensions();
                     this.connections.add(lb);
                     // register retains the buffer for the region; this object keeps its own reference.
                     regions.add(lb.server.pd.register(memory, Access.of(Access.LOCAL_WRITE, Access.REMOTE_ATOMIC),
@@ -607,7 +590,7 @@ class AtomicsLoopbackTest {
                 assertThat(one).isSorted();
             }
             for (Loopback lb : word.connections) {
-                assertNoTerminate(lb);
+                lb.assertNoTerminate();
             }
         }
     }
@@ -639,7 +622,7 @@ class AtomicsLoopbackTest {
             assertThat(word.value()).isEqualTo(total);
             assertExactlyZeroTo(successes, total);
             for (Loopback lb : word.connections) {
-                assertNoTerminate(lb);
+                lb.assertNoTerminate();
             }
         }
     }

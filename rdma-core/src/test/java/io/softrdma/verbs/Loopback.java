@@ -67,6 +67,26 @@ final class Loopback implements AutoCloseable {
         }
     }
 
+    /** A queue pair that offers all of RFC 7306's extensions. */
+    static final UnaryOperator<QueuePairConfig> EXTENSIONS = c -> c.withExtensions(io.softrdma.rdmap.RdmapExtensions.ALL);
+
+    /** Both ends offered all of RFC 7306's extensions, so their queue pairs agreed to all of them. */
+    static Loopback withExtensions() throws Exception {
+        return new Loopback(MpaSettings.defaults(), EXTENSIONS, EXTENSIONS);
+    }
+
+    /** Pooled memory comes back with whatever an earlier user left in it. */
+    static MemoryRegion zeroed(MemoryRegion region) {
+        region.buffer().setZero(0, region.length());
+        return region;
+    }
+
+    /** Neither end has seen a Terminate or a close. */
+    void assertNoTerminate() {
+        org.assertj.core.api.Assertions.assertThat(client.events).as("client events").isEmpty();
+        org.assertj.core.api.Assertions.assertThat(server.events).as("server events").isEmpty();
+    }
+
     Loopback() throws Exception {
         this(MpaSettings.defaults(), UnaryOperator.identity(), UnaryOperator.identity());
     }

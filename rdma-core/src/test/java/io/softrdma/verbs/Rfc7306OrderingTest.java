@@ -14,7 +14,6 @@ import io.softrdma.testing.Hex;
 import java.net.InetSocketAddress;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -30,22 +29,6 @@ import org.junit.jupiter.api.Test;
  */
 class Rfc7306OrderingTest {
 
-    private static final UnaryOperator<QueuePairConfig> EXTENSIONS = c -> c.withExtensions(RdmapExtensions.ALL);
-
-    private static Loopback withExtensions() throws Exception {
-        return new Loopback(MpaSettings.defaults(), EXTENSIONS, EXTENSIONS);
-    }
-
-    private static MemoryRegion zeroed(MemoryRegion region) {
-        region.buffer().setZero(0, region.length());
-        return region;
-    }
-
-    private static void assertNoTerminate(Loopback lb) {
-        assertThat(lb.client.events).as("client events").isEmpty();
-        assertThat(lb.server.events).as("server events").isEmpty();
-    }
-
     /** The Remote Peer's next completion, which must already be queued. */
     private static WorkCompletion alreadyQueued(Loopback.Side side) {
         WorkCompletion c = side.cq.poll();
@@ -58,8 +41,8 @@ class Rfc7306OrderingTest {
 
     @Test
     void rfc7306Section7ImmediateDataThenSendAreCompletedInOrderAtTheRemotePeer() throws Exception {
-        try (Loopback lb = withExtensions()) {
-            MemoryRegion receive = zeroed(lb.server.allocate(64, Access.LOCAL_WRITE));
+        try (Loopback lb = Loopback.withExtensions()) {
+            MemoryRegion receive = Loopback.zeroed(lb.server.allocate(64, Access.LOCAL_WRITE));
             lb.server.qp.postReceive(ReceiveWorkRequest.of(1, ScatterGatherEntry.of(receive)));
             lb.server.qp.postReceive(ReceiveWorkRequest.of(2, ScatterGatherEntry.of(receive)));
             MemoryRegion payload = lb.client.allocate(8, Access.LOCAL_WRITE);
@@ -73,7 +56,7 @@ class Rfc7306OrderingTest {
             assertThat(first.immediateData()).isEqualTo(0x1111);
             assertThat(second.opcode()).isEqualTo(WorkCompletionOpcode.RECEIVE);
             assertThat(second.wrId()).isEqualTo(2);
-            assertNoTerminate(lb);
+            lb.assertNoTerminate();
             receive.close();
             payload.close();
         }
@@ -82,10 +65,10 @@ class Rfc7306OrderingTest {
     @Test
     void rfc7306Section7ImmediateDataThenReadTheReadResponseIsNotGeneratedUntilTheImmediateDataIsCompleted()
             throws Exception {
-        try (Loopback lb = withExtensions()) {
-            MemoryRegion receive = zeroed(lb.server.allocate(64, Access.LOCAL_WRITE));
+        try (Loopback lb = Loopback.withExtensions()) {
+            MemoryRegion receive = Loopback.zeroed(lb.server.allocate(64, Access.LOCAL_WRITE));
             lb.server.qp.postReceive(ReceiveWorkRequest.of(1, ScatterGatherEntry.of(receive)));
-            MemoryRegion source = zeroed(lb.server.allocate(64, Access.LOCAL_WRITE, Access.REMOTE_READ));
+            MemoryRegion source = Loopback.zeroed(lb.server.allocate(64, Access.LOCAL_WRITE, Access.REMOTE_READ));
             MemoryRegion sink = lb.client.allocate(64, Access.LOCAL_WRITE);
             lb.client.qp.postSend(SendWorkRequest.immediateData(1, 0x2222));
             lb.client.qp.postSend(SendWorkRequest.read(2, ScatterGatherEntry.of(sink), source.advertise()));
@@ -93,7 +76,7 @@ class Rfc7306OrderingTest {
             assertThat(lb.client.nextSuccess().wrId()).isEqualTo(1);
             assertThat(lb.client.nextSuccess().opcode()).isEqualTo(WorkCompletionOpcode.RDMA_READ);
             assertThat(alreadyQueued(lb.server).immediateData()).isEqualTo(0x2222);
-            assertNoTerminate(lb);
+            lb.assertNoTerminate();
             receive.close();
             source.close();
             sink.close();
@@ -103,17 +86,17 @@ class Rfc7306OrderingTest {
     @Test
     void rfc7306Section7ImmediateDataThenAtomicTheAtomicResponseIsNotGeneratedUntilTheImmediateDataIsCompleted()
             throws Exception {
-        try (Loopback lb = withExtensions()) {
-            MemoryRegion receive = zeroed(lb.server.allocate(64, Access.LOCAL_WRITE));
+        try (Loopback lb = Loopback.withExtensions()) {
+            MemoryRegion receive = Loopback.zeroed(lb.server.allocate(64, Access.LOCAL_WRITE));
             lb.server.qp.postReceive(ReceiveWorkRequest.of(1, ScatterGatherEntry.of(receive)));
-            MemoryRegion word = zeroed(lb.server.allocate(64, Access.LOCAL_WRITE, Access.REMOTE_ATOMIC));
+            MemoryRegion word = Loopback.zeroed(lb.server.allocate(64, Access.LOCAL_WRITE, Access.REMOTE_ATOMIC));
             lb.client.qp.postSend(SendWorkRequest.immediateData(1, 0x3333));
             lb.client.qp.postSend(SendWorkRequest.fetchAdd(2, word.stag(), word.baseTaggedOffset(), 1));
 
             assertThat(lb.client.nextSuccess().wrId()).isEqualTo(1);
             assertThat(lb.client.nextSuccess().opcode()).isEqualTo(WorkCompletionOpcode.ATOMIC_FETCH_ADD);
             assertThat(alreadyQueued(lb.server).immediateData()).isEqualTo(0x3333);
-            assertNoTerminate(lb);
+            lb.assertNoTerminate();
             receive.close();
             word.close();
         }
@@ -121,8 +104,8 @@ class Rfc7306OrderingTest {
 
     @Test
     void rfc7306Section7ImmediateDataOrSendThenImmediateDataAreCompletedInOrder() throws Exception {
-        try (Loopback lb = withExtensions()) {
-            MemoryRegion receive = zeroed(lb.server.allocate(64, Access.LOCAL_WRITE));
+        try (Loopback lb = Loopback.withExtensions()) {
+            MemoryRegion receive = Loopback.zeroed(lb.server.allocate(64, Access.LOCAL_WRITE));
             for (int i = 1; i <= 4; i++) {
                 lb.server.qp.postReceive(ReceiveWorkRequest.of(i, ScatterGatherEntry.of(receive)));
             }
@@ -139,7 +122,7 @@ class Rfc7306OrderingTest {
                 assertThat(c.wrId()).as("the receives consumed in order").isEqualTo(data);
                 assertThat(c.immediateData()).isEqualTo(data);
             }
-            assertNoTerminate(lb);
+            lb.assertNoTerminate();
             receive.close();
             payload.close();
         }
@@ -151,10 +134,10 @@ class Rfc7306OrderingTest {
     void rfc7306Section7RdmaWriteThenImmediateDataTheImmediateDataIsCompletedAfterTheWriteIsPlaced()
             throws Exception {
         // A Write and Immediate Data posted apart (not as one Write with Immediate Data).
-        try (Loopback lb = withExtensions()) {
+        try (Loopback lb = Loopback.withExtensions()) {
             int size = 100_000;
-            MemoryRegion target = zeroed(lb.server.allocate(size, Access.LOCAL_WRITE, Access.REMOTE_WRITE));
-            MemoryRegion receive = zeroed(lb.server.allocate(64, Access.LOCAL_WRITE));
+            MemoryRegion target = Loopback.zeroed(lb.server.allocate(size, Access.LOCAL_WRITE, Access.REMOTE_WRITE));
+            MemoryRegion receive = Loopback.zeroed(lb.server.allocate(64, Access.LOCAL_WRITE));
             lb.server.qp.postReceive(ReceiveWorkRequest.of(1, ScatterGatherEntry.of(receive)));
             MemoryRegion source = lb.client.allocate(size, Access.LOCAL_WRITE);
             byte[] data = VerbsLoopbackTest.pattern(size, 7);
@@ -166,7 +149,7 @@ class Rfc7306OrderingTest {
             byte[] placed = ByteBufUtil.getBytes(target.buffer(), 0, size);
             assertThat(c.immediateData()).isEqualTo(0x4444);
             assertThat(placed).isEqualTo(data);
-            assertNoTerminate(lb);
+            lb.assertNoTerminate();
             target.close();
             receive.close();
             source.close();
@@ -175,9 +158,9 @@ class Rfc7306OrderingTest {
 
     @Test
     void rfc7306Section7RdmaWriteThenAtomicTheAtomicSeesTheWriteAndCompletesAfterItIsPlaced() throws Exception {
-        try (Loopback lb = withExtensions()) {
+        try (Loopback lb = Loopback.withExtensions()) {
             int size = 100_000;
-            MemoryRegion target = zeroed(lb.server.allocate(size,
+            MemoryRegion target = Loopback.zeroed(lb.server.allocate(size,
                     Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_ATOMIC));
             MemoryRegion source = lb.client.allocate(size, Access.LOCAL_WRITE);
             byte[] data = VerbsLoopbackTest.pattern(size, 8);
@@ -193,7 +176,7 @@ class Rfc7306OrderingTest {
             assertThat(atomic.atomicOriginalValue()).as("the word the Write left").isEqualTo(41);
             assertThat(placed).isEqualTo(java.util.Arrays.copyOf(data, size - 8));
             assertThat(target.buffer().getLong(size - 8)).isEqualTo(42);
-            assertNoTerminate(lb);
+            lb.assertNoTerminate();
             target.close();
             source.close();
         }
@@ -203,10 +186,10 @@ class Rfc7306OrderingTest {
 
     @Test
     void rfc7306Section7SendThenAtomicTheAtomicResponseIsNotGeneratedUntilTheSendIsCompleted() throws Exception {
-        try (Loopback lb = withExtensions()) {
-            MemoryRegion receive = zeroed(lb.server.allocate(64, Access.LOCAL_WRITE));
+        try (Loopback lb = Loopback.withExtensions()) {
+            MemoryRegion receive = Loopback.zeroed(lb.server.allocate(64, Access.LOCAL_WRITE));
             lb.server.qp.postReceive(ReceiveWorkRequest.of(1, ScatterGatherEntry.of(receive)));
-            MemoryRegion word = zeroed(lb.server.allocate(64, Access.LOCAL_WRITE, Access.REMOTE_ATOMIC));
+            MemoryRegion word = Loopback.zeroed(lb.server.allocate(64, Access.LOCAL_WRITE, Access.REMOTE_ATOMIC));
             MemoryRegion payload = lb.client.allocate(16, Access.LOCAL_WRITE);
             payload.buffer().setLong(0, 0x5E4D_5E4DL);
             lb.client.qp.postSend(SendWorkRequest.send(1, ScatterGatherEntry.of(payload)));
@@ -217,7 +200,7 @@ class Rfc7306OrderingTest {
             WorkCompletion send = alreadyQueued(lb.server);
             assertThat(send.opcode()).isEqualTo(WorkCompletionOpcode.RECEIVE);
             assertThat(receive.buffer().getLong(0)).isEqualTo(0x5E4D_5E4DL);
-            assertNoTerminate(lb);
+            lb.assertNoTerminate();
             receive.close();
             word.close();
             payload.close();
@@ -231,9 +214,9 @@ class Rfc7306OrderingTest {
         // "Atomic Response Message will not be generated until RDMA Read Response has been generated": the atomic
         // waits for the Read Response, so the Read, posted first, returns the word as it was. A Read of 1 MiB takes
         // many segments, long enough for an atomic carried out on arrival (as this stack once did) to overtake it.
-        try (Loopback lb = withExtensions()) {
+        try (Loopback lb = Loopback.withExtensions()) {
             int size = 1 << 20;
-            MemoryRegion remote = zeroed(lb.server.allocate(size,
+            MemoryRegion remote = Loopback.zeroed(lb.server.allocate(size,
                     Access.LOCAL_WRITE, Access.REMOTE_READ, Access.REMOTE_ATOMIC));
             for (int at = 0; at < size; at += 4096) {
                 remote.buffer().setLong(at, at);
@@ -256,7 +239,7 @@ class Rfc7306OrderingTest {
             }
             assertThat(remote.buffer().getLong(size - 4096)).isEqualTo(size - 4096 + 64);
             assertThat(remote.buffer().getLong(8 * 4096)).isEqualTo(8 * 4096 + 1_000_000);
-            assertNoTerminate(lb);
+            lb.assertNoTerminate();
             remote.close();
             sink.close();
         }
@@ -265,8 +248,8 @@ class Rfc7306OrderingTest {
     @Test
     void rfc7306Section7AtomicThenRdmaReadTheReadReturnsTheWordAfterTheAtomic() throws Exception {
         // "RDMA Read Response Message will not be generated until Atomic Response Message has been generated".
-        try (Loopback lb = withExtensions()) {
-            MemoryRegion remote = zeroed(lb.server.allocate(64,
+        try (Loopback lb = Loopback.withExtensions()) {
+            MemoryRegion remote = Loopback.zeroed(lb.server.allocate(64,
                     Access.LOCAL_WRITE, Access.REMOTE_READ, Access.REMOTE_ATOMIC));
             remote.buffer().setLong(16, 5);
             MemoryRegion sink = lb.client.allocate(64, Access.LOCAL_WRITE);
@@ -277,7 +260,7 @@ class Rfc7306OrderingTest {
             assertThat(lb.client.nextSuccess().atomicOriginalValue()).isEqualTo(5);
             assertThat(lb.client.nextSuccess().opcode()).isEqualTo(WorkCompletionOpcode.RDMA_READ);
             assertThat(sink.buffer().getLong(16)).isEqualTo(6);
-            assertNoTerminate(lb);
+            lb.assertNoTerminate();
             remote.close();
             sink.close();
         }
@@ -285,8 +268,8 @@ class Rfc7306OrderingTest {
 
     @Test
     void rfc7306Section7AtomicThenAtomicTheSecondIsProcessedAfterTheFirstsResponseIsGenerated() throws Exception {
-        try (Loopback lb = withExtensions()) {
-            MemoryRegion word = zeroed(lb.server.allocate(64, Access.LOCAL_WRITE, Access.REMOTE_ATOMIC));
+        try (Loopback lb = Loopback.withExtensions()) {
+            MemoryRegion word = Loopback.zeroed(lb.server.allocate(64, Access.LOCAL_WRITE, Access.REMOTE_ATOMIC));
             RemoteMemory r = word.advertise();
             lb.client.qp.postSend(SendWorkRequest.fetchAdd(1, r.stag(), r.taggedOffset(), 3));
             lb.client.qp.postSend(SendWorkRequest.compareAndSwap(2, r.stag(), r.taggedOffset(), 3, 10));
@@ -296,7 +279,7 @@ class Rfc7306OrderingTest {
             assertThat(lb.client.nextSuccess().atomicOriginalValue()).as("saw the first's result").isEqualTo(3);
             assertThat(lb.client.nextSuccess().atomicOriginalValue()).as("saw the second's").isEqualTo(10);
             assertThat(word.buffer().getLong(0)).isEqualTo(11);
-            assertNoTerminate(lb);
+            lb.assertNoTerminate();
             word.close();
         }
     }
@@ -322,7 +305,7 @@ class Rfc7306OrderingTest {
                 RdmapExtensions.ALL.appendTo(new byte[0]));
         try {
             accepted.get(5, TimeUnit.SECONDS);
-            MemoryRegion word = zeroed(pd.allocate(64,
+            MemoryRegion word = Loopback.zeroed(pd.allocate(64,
                     Access.of(Access.LOCAL_WRITE, Access.REMOTE_READ, Access.REMOTE_ATOMIC)));
             word.buffer().setLong(8, 100);
             int stag = word.stag();
