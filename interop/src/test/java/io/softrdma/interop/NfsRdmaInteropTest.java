@@ -56,6 +56,11 @@ class NfsRdmaInteropTest {
     private final List<String> rows = new ArrayList<>();
     /** The siw split-trailer CRC errors the WRITE cases met and tried again (the kernel log check allows these). */
     private final List<String> knownSiwCrcErrors = new ArrayList<>();
+    /**
+     * How many times a WRITE case may run when siw's split-trailer bug ends it: the first 16 MiB CRC-on write after a
+     * boot meets it nearly always, and on a loaded machine the next one may too (seen in CI: twice in a row).
+     */
+    private static final int SIW_CRC_BUG_TRIES = 5;
 
     /** The VM, booted on first use; skips the test when the harness is unavailable. */
     private NfsVm vm() throws Exception {
@@ -324,30 +329,37 @@ class NfsRdmaInteropTest {
         Files.write(local, content);
         String remote = "/" + name + ".bin";
         String[] args = {"--write", local.toString(), "--to", remote, "--crc", crc ? "on" : "off"};
-        JavaNfsRdma first = sample(name, args);
-        String siwBug = crc ? siwSplitTrailerCrcError(first) : null;
-        // Linux siw misreads an MPA CRC split across two TCP segments (see SiwCrcErrors): one more try, reported.
-        JavaNfsRdma w = siwBug == null ? first : sample(name + "-again", args);
+        // Linux siw misreads an MPA CRC split across two TCP segments (see SiwCrcErrors): a try that siw ended for
+        // that, and only that, is made again (up to SIW_CRC_BUG_TRIES in all), and each is reported.
+        JavaNfsRdma w = sample(name, args);
+        List<String> siwBugs = new ArrayList<>();
+        for (String bug = crc ? siwSplitTrailerCrcError(w) : null; bug != null && siwBugs.size() < SIW_CRC_BUG_TRIES - 1;
+                bug = siwSplitTrailerCrcError(w)) {
+            siwBugs.add(bug);
+            w = sample(name + "-again" + (siwBugs.size() == 1 ? "" : "-" + siwBugs.size()), args);
+        }
+        String siwBug = siwBugs.isEmpty() ? null : String.join("; ", siwBugs);
+        JavaNfsRdma written = w;
         Path back = vm.dir.resolve(name + "-back").resolve(name + "-back.bin");
         String title = "WRITE " + size + " octets to " + remote + ", CRC " + (crc ? "on" : "off") + "; READ back";
-        verify(id, title, w, () -> {
-            assertSucceeded(w);
+        verify(id, title, written, () -> {
+            assertSucceeded(written);
             String md5 = md5(local);
             long calls = size / 65536;
-            assertThat(w.find(JavaNfsRdma.CONNECTED, 1)).as("the connection line").contains("CRC " + (crc ? "on"
+            assertThat(written.find(JavaNfsRdma.CONNECTED, 1)).as("the connection line").contains("CRC " + (crc ? "on"
                     : "off")).contains("inline thresholds: send 4096");
-            assertThat(w.find(JavaNfsRdma.OPENED, 3)).as("OPEN of a new open-owner (NFSv4.0)")
+            assertThat(written.find(JavaNfsRdma.OPENED, 3)).as("OPEN of a new open-owner (NFSv4.0)")
                     .isEqualTo("confirmed with OPEN_CONFIRM");
-            assertThat(w.number(JavaNfsRdma.WROTE, 1)).as("octets written").isEqualTo(size);
-            assertThat(w.number(JavaNfsRdma.WROTE, 4)).as("WRITE calls").isEqualTo(calls);
-            assertThat(w.number(JavaNfsRdma.WROTE, 5)).as("WRITEs whose data went by Read chunk").isEqualTo(calls);
+            assertThat(written.number(JavaNfsRdma.WROTE, 1)).as("octets written").isEqualTo(size);
+            assertThat(written.number(JavaNfsRdma.WROTE, 4)).as("WRITE calls").isEqualTo(calls);
+            assertThat(written.number(JavaNfsRdma.WROTE, 5)).as("WRITEs whose data went by Read chunk").isEqualTo(calls);
             // svcrdma pulls each chunk with at least one RDMA Read; what this side sent back is the whole file.
-            assertThat(w.number(JavaNfsRdma.READ_REQUESTS, 1)).as("RDMA Read Requests the server sent")
+            assertThat(written.number(JavaNfsRdma.READ_REQUESTS, 1)).as("RDMA Read Requests the server sent")
                     .isGreaterThanOrEqualTo(calls);
-            assertThat(w.number(JavaNfsRdma.READ_REQUESTS, 2)).as("octets in Read Responses").isEqualTo(size);
-            assertThat(w.number(JavaNfsRdma.COMMITTED, 2)).as("size after CLOSE").isEqualTo(size);
-            assertThat(w.find(JavaNfsRdma.MD5, 1)).as("md5 of what was sent").isEqualTo(md5);
-            assertThat(w.number(JavaNfsRdma.CREDITS, 3)).as("replies that invalidated the chunk (R=1)")
+            assertThat(written.number(JavaNfsRdma.READ_REQUESTS, 2)).as("octets in Read Responses").isEqualTo(size);
+            assertThat(written.number(JavaNfsRdma.COMMITTED, 2)).as("size after CLOSE").isEqualTo(size);
+            assertThat(written.find(JavaNfsRdma.MD5, 1)).as("md5 of what was sent").isEqualTo(md5);
+            assertThat(written.number(JavaNfsRdma.CREDITS, 3)).as("replies that invalidated the chunk (R=1)")
                     .isEqualTo(calls);
 
             JavaNfsRdma r = sample(name + "-back", "--read", remote, "--out", back.toString(), "--crc",
@@ -360,10 +372,11 @@ class NfsRdmaInteropTest {
                     + " none)").isEqualTo(-1L);
             String figures = String.format(Locale.ROOT, "%s octets in %s WRITEs (%s by Read chunk), %s RDMA Read"
                     + " Requests served (%s octets), %s s, %s MB/s; read back in %s READs, identical, md5 %s",
-                    w.find(JavaNfsRdma.WROTE, 1), w.find(JavaNfsRdma.WROTE, 4), w.find(JavaNfsRdma.WROTE, 5),
-                    w.find(JavaNfsRdma.READ_REQUESTS, 1), w.find(JavaNfsRdma.READ_REQUESTS, 2),
-                    w.find(JavaNfsRdma.WROTE, 7), w.find(JavaNfsRdma.WROTE, 8), r.find(JavaNfsRdma.READ, 3), md5)
-                    + (siwBug == null ? "" : "; the first try met siw's split-CRC bug (" + siwBug + ") and was"
+                    written.find(JavaNfsRdma.WROTE, 1), written.find(JavaNfsRdma.WROTE, 4), written.find(JavaNfsRdma.WROTE, 5),
+                    written.find(JavaNfsRdma.READ_REQUESTS, 1), written.find(JavaNfsRdma.READ_REQUESTS, 2),
+                    written.find(JavaNfsRdma.WROTE, 7), written.find(JavaNfsRdma.WROTE, 8), r.find(JavaNfsRdma.READ, 3), md5)
+                    + (siwBug == null ? "" : "; " + siwBugs.size() + " earlier tr" + (siwBugs.size() == 1 ? "y" : "ies")
+                            + " met siw's split-CRC bug (" + siwBug + ") and " + (siwBugs.size() == 1 ? "was" : "were")
                             + " made again");
             Files.delete(back); // 16 MiB each: what a passing case leaves is its logs
             Files.delete(local);
