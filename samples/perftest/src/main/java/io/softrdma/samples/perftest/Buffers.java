@@ -1,0 +1,53 @@
+package io.softrdma.samples.perftest;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.softrdma.verbs.Access;
+import io.softrdma.verbs.MemoryRegion;
+import io.softrdma.verbs.ProtectionDomain;
+import java.util.Set;
+
+/** Registration as perftest does it: zeroed direct memory whose base tagged offset is its address. */
+final class Buffers {
+    private Buffers() {
+    }
+
+    /**
+     * Registers {@code length} octets; the region keeps its own reference to the memory, released with the
+     * protection domain.
+     */
+    static MemoryRegion register(ProtectionDomain pd, int length, Set<Access> access) {
+        ByteBuf memory = PooledByteBufAllocator.DEFAULT.directBuffer(length, length);
+        try {
+            memory.setZero(0, length);
+            long address = memory.hasMemoryAddress() ? memory.memoryAddress() : 0;
+            return pd.register(memory, access, address);
+        } finally {
+            memory.release();
+        }
+    }
+
+    /**
+     * This sample's fill pattern, checked with {@code --verify}: octet i of a buffer is {@code (i * 7 + 3) & 0xff}
+     * — not perftest's (random octets), so only a peer that is this sample can be checked.
+     */
+    static byte pattern(long i) {
+        return (byte) (i * 7 + 3);
+    }
+
+    static void fill(ByteBuf b, int offset, int length) {
+        for (int i = 0; i < length; i++) {
+            b.setByte(offset + i, pattern(i));
+        }
+    }
+
+    /** The first octet of {@code b[offset, offset + length)} that is not the pattern, or -1. */
+    static int firstMismatch(ByteBuf b, int offset, int length) {
+        for (int i = 0; i < length; i++) {
+            if (b.getByte(offset + i) != pattern(i)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+}
