@@ -12,6 +12,7 @@ import io.softrdma.verbs.WorkCompletionOpcode;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.function.LongSupplier;
 
 /**
  * perftest's control connection with {@code -R} ({@code use_rdma_cm}): an RC queue pair of its own, on which
@@ -37,6 +38,8 @@ final class CommChannel implements AutoCloseable {
     private final ConcurrentLinkedQueue<byte[]> received = new ConcurrentLinkedQueue<>();
     private final ReceiveWorkRequest receive;
     private int exchanges;
+    /** Octets moved on the data connections so far, once they exist: a peer still testing is not stalled. */
+    private volatile LongSupplier progress;
 
     /**
      * Sets up the queue pair with one receive posted (as perftest posts it before {@code rdma_connect} /
@@ -49,6 +52,11 @@ final class CommChannel implements AutoCloseable {
         this.receive = ReceiveWorkRequest.of(WR_RECEIVE, ScatterGatherEntry.of(receiveBuffer));
         this.endpoint = new Endpoint("control connection", device, pd, 4, 2, 0, timeout, this::onCompletion);
         endpoint.qp.postReceive(receive);
+    }
+
+    /** While the data connections move octets, waiting for the peer's next message has no time limit. */
+    void watch(LongSupplier progress) {
+        this.progress = progress;
     }
 
     /** On the event loop: copy a message out, then give the buffer back to the receive queue. */
@@ -120,7 +128,7 @@ final class CommChannel implements AutoCloseable {
             return received.poll();
         }
         while (true) {
-            WorkCompletion c = endpoint.take(step + ": waiting for the peer's message");
+            WorkCompletion c = endpoint.take(step + ": waiting for the peer's message", progress);
             if (c.opcode() == WorkCompletionOpcode.RECEIVE) {
                 return received.poll();
             }

@@ -1,5 +1,6 @@
 package io.softrdma.samples.perftest;
 
+import io.softrdma.rdmap.RdmapOpcode;
 import io.softrdma.verbs.Access;
 import io.softrdma.verbs.MemoryRegion;
 import io.softrdma.verbs.ProtectionDomain;
@@ -169,6 +170,18 @@ final class DataPlane implements AutoCloseable {
         if (badReceives.getAndIncrement() == 0) {
             firstBadReceive = what;
         }
+    }
+
+    /** Octets moved so far on all data connections, both ways (a racy sum: a progress indicator). */
+    long octetsMoved() {
+        long n = 0;
+        for (Endpoint e : endpoints) {
+            var c = e.qp.counters();
+            for (RdmapOpcode o : RdmapOpcode.values()) {
+                n += c.octets(o, true) + c.octets(o, false);
+            }
+        }
+        return n;
     }
 
     @Override

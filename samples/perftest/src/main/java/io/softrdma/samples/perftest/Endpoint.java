@@ -15,6 +15,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 
 /**
  * A queue pair with a completion queue of its own, whose completions the event loop hands to the test's thread
@@ -95,10 +96,29 @@ final class Endpoint implements AutoCloseable {
      * @throws PerftestException when nothing comes within the timeout, a work request fails or the stream ends
      */
     WorkCompletion take(String step) throws PerftestException, InterruptedException {
+        return take(step, null);
+    }
+
+    /**
+     * The next completion, which must be a success; while {@code progress} (when not null) keeps changing, the
+     * wait goes on past the timeout: the other side of a test may run for longer than any timeout (perftest's own
+     * waits have none), and what counts is that it still moves data.
+     */
+    WorkCompletion take(String step, LongSupplier progress) throws PerftestException, InterruptedException {
         Event e = events.poll(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        long last = progress == null ? 0 : progress.getAsLong();
+        while (e == null && progress != null) {
+            long now = progress.getAsLong();
+            if (now == last) {
+                break;
+            }
+            last = now;
+            e = events.poll(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        }
         if (e == null) {
             throw new PerftestException(name + ": " + step + ": nothing completed within " + timeout.toSeconds()
-                    + " s (--timeout)");
+                    + " s (--timeout)" + (progress != null ? ", and no data moved on the data connections meanwhile"
+                    : ""));
         }
         if (e.ended()) {
             events.add(e); // later takes see the end too

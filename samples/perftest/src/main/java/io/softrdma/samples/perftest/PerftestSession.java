@@ -6,6 +6,7 @@ import io.softrdma.cm.RdmaConnection;
 import io.softrdma.cm.RdmaListener;
 import io.softrdma.mpa.MpaNegotiation;
 import io.softrdma.mpa.ReadyToReceive;
+import io.softrdma.rdmap.RdmapOpcode;
 import io.softrdma.verbs.ProtectionDomain;
 import io.softrdma.verbs.QueuePair;
 import io.softrdma.verbs.RdmaDevice;
@@ -102,15 +103,14 @@ final class PerftestSession {
                 listener.close(); // perftest's server destroys its listening id here too
                 listener = null;
             }
+            DataPlane watched = data;
+            comm.watch(watched::octetsMoved);
             printTestInfo();
             exchangeDests(comm, data);
-            switch (tool) {
-                case WRITE_BW, READ_BW -> new BandwidthRun(options, data, out).rdmaBw(comm, remote);
-                case SEND_BW -> new BandwidthRun(options, data, out).sendBw(comm, remote);
-                case WRITE_LAT -> new LatencyRun(options, data, out).writeLat(remote);
-                case READ_LAT -> new LatencyRun(options, data, out).readLat(comm, remote);
-                case SEND_LAT -> new LatencyRun(options, data, out).sendLat(comm);
-                default -> throw new IllegalStateException(tool.name());
+            try {
+                runTool(comm, data);
+            } catch (PerftestException e) {
+                throw new PerftestException(e.getMessage() + dataState(data), e.getCause());
             }
         } finally {
             if (data != null) {
@@ -127,6 +127,49 @@ final class PerftestSession {
             }
             pd.close();
         }
+    }
+
+    private void runTool(CommChannel comm, DataPlane data) throws PerftestException, InterruptedException {
+        switch (tool) {
+            case WRITE_BW, READ_BW -> new BandwidthRun(options, data, out).rdmaBw(comm, remote);
+            case SEND_BW -> new BandwidthRun(options, data, out).sendBw(comm, remote);
+            case WRITE_LAT -> new LatencyRun(options, data, out).writeLat(remote);
+            case READ_LAT -> new LatencyRun(options, data, out).readLat(comm, remote);
+            case SEND_LAT -> new LatencyRun(options, data, out).sendLat(comm);
+            default -> throw new IllegalStateException(tool.name());
+        }
+    }
+
+    /** The data connections' state and traffic, for a failure report: where a stalled run stopped. */
+    private static String dataState(DataPlane data) {
+        StringBuilder s = new StringBuilder();
+        for (int q = 0; q < data.endpoints.size(); q++) {
+            QueuePair qp = data.endpoints.get(q).qp;
+            var c = qp.counters();
+            s.append("; data connection ").append(q).append(": ").append(qp.state());
+            if (qp.closeFuture().isCompletedExceptionally()) {
+                try {
+                    qp.closeFuture().getNow(null);
+                } catch (java.util.concurrent.CompletionException e) {
+                    s.append(" (").append(Endpoint.describeEnd(e.getCause())).append(")");
+                }
+            }
+            s.append(", received ");
+            for (RdmapOpcode o : RdmapOpcode.values()) {
+                long m = c.messages(o, true);
+                if (m > 0) {
+                    s.append(o).append(' ').append(m).append(" (").append(c.octets(o, true)).append(" octets) ");
+                }
+            }
+            s.append("sent ");
+            for (RdmapOpcode o : RdmapOpcode.values()) {
+                long m = c.messages(o, false);
+                if (m > 0) {
+                    s.append(o).append(' ').append(m).append(" (").append(c.octets(o, false)).append(" octets) ");
+                }
+            }
+        }
+        return s.toString().stripTrailing();
     }
 
     // ---- connections ----
