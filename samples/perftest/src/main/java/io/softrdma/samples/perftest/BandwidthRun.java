@@ -12,6 +12,16 @@ import java.io.PrintStream;
  * {@code run_iter_bw_server} (count the Sends received, receives reposted as they complete), with the control
  * exchanges around them as in {@code write_bw.c}, {@code read_bw.c} and {@code send_bw.c}.
  *
+ * <p>ib_send_bw runs perftest's flow control for iWARP ({@code send_rcredit}, set when the transport is iWARP):
+ * RC has none of its own there — no receiver-not-ready retry: a Send that finds no receive posted ends the stream
+ * with a Terminate (DDP "no buffer", RFC 5041 §7.2), and a Send completes when it is handed to TCP, which says
+ * nothing of the receiver. So each side's pingpong_dest names a credit word rather than its buffer; the receiver,
+ * every {@code rx_depth / 3} receives (counted modulo rx_depth), RDMA Writes its receive count (32 bits, in the
+ * receiver's byte order: little-endian on x86) into the sender's word, and the sender keeps fewer than
+ * {@code rx_depth} Sends beyond it ({@code run_iter_bw}, {@code run_iter_bw_server}). Without it a siw server under
+ * TCG ran out of its 512 receives at the 627th Send of this side, and a siw client waits forever for credit after
+ * its 511th.
+ *
  * <p>Thread safety: one run on one thread.
  */
 final class BandwidthRun {
@@ -64,6 +74,9 @@ final class BandwidthRun {
                 data.postReceives(size, options.duration() > 0 ? 0 : options.iterations());
             }
             comm.handShake(PingpongDest.ZERO, "start of the " + size + "-octet run");
+            if (client) {
+                data.resetCredits(); // send_bw.c: credit_buf[j] = 0 after each size's starting handshake
+            }
             Reports.Bw r = client ? clientRun(size, remote) : serverRun(size);
             line(r.line());
             if (data.badReceives.get() > 0) {
@@ -114,12 +127,19 @@ final class BandwidthRun {
         int p = 0;
         int c = 0;
         boolean stop = false;
+        // ib_send_bw over iWARP: no more than rx_depth Sends beyond the receiver's last credit (see the class).
+        boolean credited = verb == Tool.Verb.SEND;
         while (c < total) {
+            boolean blocked = false;
             if (timed && !stop && System.nanoTime() >= deadline) {
                 stop = true;
             }
             for (int q = 0; q < qps && !stop; q++) {
                 while ((timed || scnt[q] < iters) && scnt[q] - ccnt[q] < window && p < capacity) {
+                    if (credited && ((scnt[q] + 1 - data.credit(q)) & 0xFFFFFFFFL) >= options.rxDepth()) {
+                        blocked = true;
+                        break;
+                    }
                     posted[p++] = System.nanoTime();
                     post(q, scnt[q]++, size, remote[q]);
                 }
@@ -127,11 +147,16 @@ final class BandwidthRun {
             if (stop && c == p) {
                 break;
             }
+            if (c == p && blocked) {
+                // Nothing outstanding to wait for: only the receiver's next credit (an RDMA Write) lets this go on.
+                awaitCredit(scnt);
+                continue;
+            }
             WorkCompletion wc = data.endpoints.get(0).take("message " + c + " of the " + size + "-octet run");
             int q = (int) wc.wrId();
             if (verb == Tool.Verb.READ && options.verify()) {
-                int bad = Buffers.firstMismatch(data.local.buffer(),
-                        (int) (q * data.slot + DataPlane.offset(ccnt[q], size)), size);
+                long o = DataPlane.offset(ccnt[q], size);
+                int bad = Buffers.firstMismatch(data.local.buffer(), (int) (q * data.slot + o), size, o);
                 if (bad >= 0) {
                     throw new PerftestException("RDMA Read " + ccnt[q] + " on QP " + q + " returned octet " + bad
                             + " that is not this sample's pattern (--verify)");
@@ -144,6 +169,32 @@ final class BandwidthRun {
             }
         }
         return Reports.bandwidth(size, posted, completed, c, options.gbits());
+    }
+
+    /** Polls the credit words until one of them moves (they change by the receiver's RDMA Writes only). */
+    private void awaitCredit(long[] scnt) throws PerftestException {
+        long[] before = new long[scnt.length];
+        for (int q = 0; q < scnt.length; q++) {
+            before[q] = data.credit(q);
+        }
+        long deadline = System.nanoTime() + options.timeout().toNanos();
+        while (true) {
+            for (int q = 0; q < scnt.length; q++) {
+                if (data.credit(q) != before[q]) {
+                    return;
+                }
+            }
+            String failure = data.failure();
+            if (failure != null) {
+                throw new PerftestException("waiting for the receiver's credit: " + failure);
+            }
+            if (System.nanoTime() > deadline) {
+                throw new PerftestException("data connection: waiting for the receiver's credit (an RDMA Write of"
+                        + " its receive count, perftest's iWARP flow control for ib_send_bw) after " + scnt[0]
+                        + " Sends: nothing within " + options.timeout().toSeconds() + " s (--timeout)");
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(20_000);
+        }
     }
 
     private void post(int q, long k, int size, PingpongDest remote) throws PerftestException {

@@ -41,10 +41,13 @@ final class Buffers {
         }
     }
 
-    /** The first octet of {@code b[offset, offset + length)} that is not the pattern, or -1. */
-    static int firstMismatch(ByteBuf b, int offset, int length) {
+    /**
+     * The first octet of {@code b[offset, offset + length)} that is not the pattern from {@code from} on (a
+     * message sent from {@code from} octets into a filled buffer), or -1.
+     */
+    static int firstMismatch(ByteBuf b, int offset, int length, long from) {
         for (int i = 0; i < length; i++) {
-            if (b.getByte(offset + i) != pattern(i)) {
+            if (b.getByte(offset + i) != pattern(from + i)) {
                 return i;
             }
         }

@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.EnumSet;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 /**
  * perftest's control connection with {@code -R} ({@code use_rdma_cm}): an RC queue pair of its own, on which
@@ -40,6 +41,8 @@ final class CommChannel implements AutoCloseable {
     private int exchanges;
     /** Octets moved on the data connections so far, once they exist: a peer still testing is not stalled. */
     private volatile LongSupplier progress;
+    /** Why the data connections failed, or null: then waiting on here is pointless. */
+    private volatile Supplier<String> failed;
 
     /**
      * Sets up the queue pair with one receive posted (as perftest posts it before {@code rdma_connect} /
@@ -55,8 +58,9 @@ final class CommChannel implements AutoCloseable {
     }
 
     /** While the data connections move octets, waiting for the peer's next message has no time limit. */
-    void watch(LongSupplier progress) {
+    void watch(LongSupplier progress, Supplier<String> failed) {
         this.progress = progress;
+        this.failed = failed;
     }
 
     /** On the event loop: copy a message out, then give the buffer back to the receive queue. */
@@ -128,7 +132,7 @@ final class CommChannel implements AutoCloseable {
             return received.poll();
         }
         while (true) {
-            WorkCompletion c = endpoint.take(step + ": waiting for the peer's message", progress);
+            WorkCompletion c = endpoint.take(step + ": waiting for the peer's message", progress, failed);
             if (c.opcode() == WorkCompletionOpcode.RECEIVE) {
                 return received.poll();
             }

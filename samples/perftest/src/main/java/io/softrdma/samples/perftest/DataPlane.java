@@ -7,6 +7,7 @@ import io.softrdma.verbs.ProtectionDomain;
 import io.softrdma.verbs.RdmaDevice;
 import io.softrdma.verbs.ReceiveWorkRequest;
 import io.softrdma.verbs.ScatterGatherEntry;
+import io.softrdma.verbs.SendWorkRequest;
 import io.softrdma.verbs.WorkCompletion;
 import io.softrdma.verbs.WorkCompletionOpcode;
 import java.util.ArrayList;
@@ -32,11 +33,21 @@ import java.util.concurrent.atomic.AtomicLong;
 final class DataPlane implements AutoCloseable {
     static final int CACHE_LINE = 64;
     static final int CYCLE_BUFFER = 4096;
+    /** The work request id of a credit Write (not a QP index: the runs skip its completion). */
+    static final long CREDIT_WR = -1;
 
     final PerftestOptions options;
     final int slot;
     final MemoryRegion local;
     final MemoryRegion exposed;
+    /**
+     * ib_send_bw's credit words (perftest's ctrl_buf): per QP, the receive count this side last wrote to the peer
+     * ([0, 4n)), then the count the peer wrote here ([4n, 8n)); null for the other tests.
+     */
+    final MemoryRegion credits;
+    /** Where ib_send_bw's credit Writes go: the peer's pingpong_dests, set once exchanged. */
+    private volatile PingpongDest[] creditTargets;
+    private final boolean credited;
     final List<Endpoint> endpoints = new ArrayList<>();
     final BlockingQueue<Endpoint.Event> events = new LinkedBlockingQueue<>();
     /** Per QP: receives posted in this run (hook and test thread). */
@@ -61,6 +72,9 @@ final class DataPlane implements AutoCloseable {
         this.local = Buffers.register(pd, qps * slot, EnumSet.of(Access.LOCAL_WRITE));
         this.exposed = Buffers.register(pd, qps * slot, EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE,
                 Access.REMOTE_READ));
+        this.credited = options.tool() == Tool.SEND_BW;
+        this.credits = credited ? Buffers.register(pd, 8 * qps, EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE))
+                : null;
         this.posted = new AtomicIntegerArray(qps);
         this.received = new int[qps];
         for (int q = 0; q < qps; q++) {
@@ -99,11 +113,34 @@ final class DataPlane implements AutoCloseable {
         return e;
     }
 
-    /** The pingpong_dest of QP {@code q}. */
+    /**
+     * The pingpong_dest of QP {@code q}: its buffer, or for ib_send_bw its credit word ({@code ctx_alloc_credit}
+     * puts that in rkey and vaddr).
+     */
     PingpongDest dest(int q, int psn) {
+        int rkey = credited ? credits.stag() : exposed.stag();
+        long vaddr = credited ? credits.baseTaggedOffset() + 4L * options.qps() + 4L * q
+                : exposed.baseTaggedOffset() + (long) q * slot;
         return new PingpongDest(0, options.tool().verb == Tool.Verb.READ ? options.outReads() : 1,
-                endpoints.get(q).qp.queuePairNumber(), psn, exposed.stag(), exposed.baseTaggedOffset() + (long) q * slot,
-                new byte[16], 0, 0);
+                endpoints.get(q).qp.queuePairNumber(), psn, rkey, vaddr, new byte[16], 0, 0);
+    }
+
+    /** The peer's pingpong_dests: for ib_send_bw, where this side's credit Writes go. */
+    void remote(PingpongDest[] remote) {
+        this.creditTargets = remote.clone();
+    }
+
+    /** The receive count the peer last credited for QP {@code q} (ib_send_bw), as perftest's uint32_t. */
+    long credit(int q) {
+        java.lang.invoke.VarHandle.acquireFence(); // the peer's RDMA Write changes it; keep the read in the loop
+        return credits.buffer().getIntLE(4 * options.qps() + 4 * q) & 0xFFFFFFFFL;
+    }
+
+    /** Clears the credit words received, as send_bw.c does before each size. */
+    void resetCredits() {
+        for (int q = 0; q < options.qps(); q++) {
+            credits.buffer().setIntLE(4 * options.qps() + 4 * q, 0);
+        }
     }
 
     /** perftest's address step for message k: cache-line steps within a page for messages up to half a page. */
@@ -151,18 +188,28 @@ final class DataPlane implements AutoCloseable {
         } else if (options.verify()) {
             // Receives complete in posting order, so this is the k-th posted one, at offset(k). Every message
             // carries the same octets, so a later receive at the same address leaves it whole.
-            int bad = Buffers.firstMismatch(exposed.buffer(), (int) (q * slot + offset(k, size)), size);
+            // The sender's k-th message left from the same offset of its filled buffer (_bw), or from its start (_lat).
+            long from = options.tool().latency ? 0 : offset(k, size);
+            int bad = Buffers.firstMismatch(exposed.buffer(), (int) (q * slot + offset(k, size)), size, from);
             if (bad >= 0) {
                 noteBad("a Send's octet " + bad + " is not this sample's pattern (--verify)");
             }
         }
         long limit = receiveLimit;
-        if (limit == 0 || posted.get(q) < limit) {
-            try {
+        try {
+            if (limit == 0 || posted.get(q) < limit) {
                 postReceive(q);
-            } catch (IllegalStateException e) {
-                // closed meanwhile
             }
+            int rcnt = k + 1;
+            PingpongDest[] targets = creditTargets;
+            if (credited && targets != null && (rcnt % options.rxDepth()) % Math.max(1, options.rxDepth() / 3) == 0) {
+                // run_iter_bw_server: the receive count, reposted already, as an RDMA Write of 4 octets.
+                credits.buffer().setIntLE(4 * q, rcnt);
+                endpoints.get(q).qp.postSend(SendWorkRequest.write(CREDIT_WR, targets[q].rkey(), targets[q].vaddr(),
+                        new ScatterGatherEntry(credits, 4 * q, 4)));
+            }
+        } catch (IllegalStateException e) {
+            // closed meanwhile
         }
     }
 
@@ -170,6 +217,23 @@ final class DataPlane implements AutoCloseable {
         if (badReceives.getAndIncrement() == 0) {
             firstBadReceive = what;
         }
+    }
+
+    /** Why a data connection ended early (a Terminate, a reset), or null while they are all up. */
+    String failure() {
+        for (int q = 0; q < endpoints.size(); q++) {
+            var f = endpoints.get(q).qp.closeFuture();
+            if (f.isDone()) {
+                Throwable cause = null;
+                try {
+                    f.getNow(null);
+                } catch (java.util.concurrent.CompletionException | java.util.concurrent.CancellationException x) {
+                    cause = x.getCause();
+                }
+                return "data connection " + q + " ended: " + Endpoint.describeEnd(cause);
+            }
+        }
+        return null;
     }
 
     /** Octets moved so far on all data connections, both ways (a racy sum: a progress indicator). */

@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 /**
  * A queue pair with a completion queue of its own, whose completions the event loop hands to the test's thread
@@ -105,15 +106,35 @@ final class Endpoint implements AutoCloseable {
      * waits have none), and what counts is that it still moves data.
      */
     WorkCompletion take(String step, LongSupplier progress) throws PerftestException, InterruptedException {
-        Event e = events.poll(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        return take(step, progress, null);
+    }
+
+    /**
+     * As {@link #take(String, LongSupplier)}, and fails at once (within a second) when {@code failed} says so: the
+     * data connections ended while the control connection waited.
+     */
+    WorkCompletion take(String step, LongSupplier progress, Supplier<String> failed)
+            throws PerftestException, InterruptedException {
+        long slice = failed == null ? timeout.toNanos() : Math.min(timeout.toNanos(), 1_000_000_000L);
         long last = progress == null ? 0 : progress.getAsLong();
-        while (e == null && progress != null) {
-            long now = progress.getAsLong();
-            if (now == last) {
+        long idleSince = System.nanoTime();
+        Event e;
+        while (true) {
+            e = events.poll(slice, TimeUnit.NANOSECONDS);
+            if (e != null) {
                 break;
             }
-            last = now;
-            e = events.poll(timeout.toNanos(), TimeUnit.NANOSECONDS);
+            String why = failed == null ? null : failed.get();
+            if (why != null) {
+                throw new PerftestException(name + ": " + step + ": " + why);
+            }
+            long now = progress == null ? last : progress.getAsLong();
+            if (now != last) {
+                last = now;
+                idleSince = System.nanoTime();
+            } else if (System.nanoTime() - idleSince >= timeout.toNanos()) {
+                break;
+            }
         }
         if (e == null) {
             throw new PerftestException(name + ": " + step + ": nothing completed within " + timeout.toSeconds()

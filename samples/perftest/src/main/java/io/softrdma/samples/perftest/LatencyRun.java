@@ -172,7 +172,7 @@ final class LatencyRun {
             e.post(() -> e.qp.postSend(wr), "posting RDMA Read " + n);
             e.take("RDMA Read " + n + " completing");
             if (options.verify()) {
-                int bad = Buffers.firstMismatch(data.local.buffer(), 0, size);
+                int bad = Buffers.firstMismatch(data.local.buffer(), 0, size, 0);
                 if (bad >= 0) {
                     throw new PerftestException("RDMA Read " + n + " returned octet " + bad
                             + " that is not this sample's pattern (--verify)");

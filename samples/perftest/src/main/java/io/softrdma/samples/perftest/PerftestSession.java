@@ -104,9 +104,10 @@ final class PerftestSession {
                 listener = null;
             }
             DataPlane watched = data;
-            comm.watch(watched::octetsMoved);
+            comm.watch(watched::octetsMoved, watched::failure);
             printTestInfo();
             exchangeDests(comm, data);
+            data.remote(remote);
             try {
                 runTool(comm, data);
             } catch (PerftestException e) {
