@@ -113,6 +113,11 @@ final class PerftestSession {
             } catch (PerftestException e) {
                 throw new PerftestException(e.getMessage() + dataState(data), e.getCause());
             }
+            if (client) {
+                // perftest's server tears down as soon as its last message is out; closing first could cut that
+                // message's completion short on its side (siw reports its Send failed). Let the server go first.
+                lingerForPeerClose(comm);
+            }
         } finally {
             if (data != null) {
                 data.close();
@@ -127,6 +132,14 @@ final class PerftestSession {
                 r.reject(new byte[0]);
             }
             pd.close();
+        }
+    }
+
+    private void lingerForPeerClose(CommChannel comm) throws InterruptedException {
+        try {
+            comm.endpoint.qp.closeFuture().get(2, TimeUnit.SECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            // closed with an error, or still open: either way this side closes now
         }
     }
 
