@@ -125,7 +125,8 @@ record PerftestOptions(Tool tool, String server, int port, int size, int iterati
         @Option(names = {"-R", "--rdma_cm"}, description = "connect with rdma_cm, exchanging parameters over it too:"
                 + " the only way this sample connects, so required (as perftest needs it against iWARP)")
         boolean rdmaCm;
-        @Option(names = {"-p", "--port"}, paramLabel = "PORT", description = "TCP port (default 18515)")
+        @Option(names = {"-p", "--port"}, paramLabel = "PORT", description = "TCP port (default 18515; a server may use 0 for"
+                + " any free port, and then prints it)")
         String port;
         @Option(names = {"-s", "--size"}, paramLabel = "SIZE", description = "octets per message (default 65536 for"
                 + " _bw, 2 for _lat)")
@@ -186,7 +187,11 @@ record PerftestOptions(Tool tool, String server, int port, int size, int iterati
             if (duration != null && all) {
                 throw new IllegalArgumentException("-D and -a exclude each other (as in perftest)");
             }
-            int port = this.port == null ? DEFAULT_PORT : (int) wholeNumber(this.port, "-p", 1, 65535);
+            int port = this.port == null ? DEFAULT_PORT : (int) wholeNumber(this.port, "-p", 0, 65535);
+            if (port == 0 && server != null) {
+                throw new IllegalArgumentException("-p 0 is for a server (any free port): give the client the port"
+                        + " the server listens on");
+            }
             int size = this.size == null ? t.defaultSize() : (int) wholeNumber(this.size, "-s", 1, MAX_SIZE);
             int iters = iterations == null ? t.defaultIterations()
                     : (int) wholeNumber(iterations, "-n", MIN_ITERATIONS, 100_000_000);

@@ -81,6 +81,9 @@ final class PerftestSession {
                 comm = connect(comm, pd, "the control connection");
             } else {
                 listener = listen();
+                if (options.port() == 0) {
+                    line(" Listening on port " + listener.port()); // not perftest's: it has no -p 0
+                }
                 line("");
                 line("************************************");
                 line("* Waiting for client to connect... *");
