@@ -7,7 +7,10 @@ import io.softrdma.verbs.MemoryRegion;
 import io.softrdma.verbs.ProtectionDomain;
 import java.util.Set;
 
-/** Registration as perftest does it: zeroed direct memory whose base tagged offset is its address. */
+/**
+ * Registration as perftest does it: zeroed direct memory whose base tagged offset is its address; and this
+ * sample's fill pattern. Thread safety: stateless; the region owns the memory it registers.
+ */
 final class Buffers {
     private Buffers() {
     }

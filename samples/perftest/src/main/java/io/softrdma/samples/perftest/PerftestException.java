@@ -1,6 +1,6 @@
 package io.softrdma.samples.perftest;
 
-/** A run failed; the message says at which step and why, in one line. */
+/** A run failed; the message says at which step and why, in one line. Thread safety: immutable once thrown. */
 final class PerftestException extends Exception {
     private static final long serialVersionUID = 1L;
 

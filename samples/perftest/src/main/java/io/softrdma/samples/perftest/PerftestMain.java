@@ -21,6 +21,9 @@ import java.util.logging.Logger;
  *
  * Exit status: 0 on success, 1 after a failure (one line on standard error starting with {@code "perftest: error: "}),
  * 2 for a bad command line (with the usage text).
+ *
+ * <p>Thread safety: {@link #run} may be called from several threads at once (each run has its own event loop and
+ * buffers); it owns every buffer it registers and releases them before it returns.
  */
 public final class PerftestMain {
     public static final int OK = 0;

@@ -4,7 +4,6 @@ import io.softrdma.cm.ConnectRequest;
 import io.softrdma.cm.ConnectionManager;
 import io.softrdma.cm.RdmaConnection;
 import io.softrdma.cm.RdmaListener;
-import io.softrdma.mpa.MpaNegotiation;
 import io.softrdma.mpa.ReadyToReceive;
 import io.softrdma.rdmap.RdmapOpcode;
 import io.softrdma.verbs.ProtectionDomain;
@@ -14,7 +13,6 @@ import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
-import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -391,15 +389,5 @@ final class PerftestSession {
 
     static byte[] intBytes(int v) {
         return new byte[] {(byte) (v >>> 24), (byte) (v >>> 16), (byte) (v >>> 8), (byte) v};
-    }
-
-    /** How the MPA startup went, for the debug line (unused by the runs). */
-    static String describe(MpaNegotiation n) {
-        return "MPA revision " + n.revision() + ", CRC " + (n.crc() ? "on" : "off") + ", IRD " + n.ird() + " ORD "
-                + n.ord();
-    }
-
-    static List<Integer> sizes(PerftestOptions o) {
-        return o.sizes();
     }
 }
