@@ -14,9 +14,11 @@ import java.util.regex.Pattern;
  * A sample's {@code run(args, out, err)} on a thread of its own, as a process would run it, with its standard output
  * and error captured: the way the samples' tests run a server and a client against each other in one JVM.
  *
+ * A sample's own runner extends it with how to start its server and read its port.
+ *
  * <p>Thread safety: any thread; the captured output may be read while the run goes on.
  */
-public final class MainRun {
+public class MainRun {
     /** A sample's entry point: its exit status for {@code args}, printing to {@code out} and {@code err}. */
     @FunctionalInterface
     public interface Main {
@@ -28,7 +30,8 @@ public final class MainRun {
     private final CompletableFuture<Integer> exit = new CompletableFuture<>();
     private final Thread thread;
 
-    private MainRun(String name, Main main, String... args) {
+    /** A run not started yet: {@link #begin} starts it. */
+    protected MainRun(String name, Main main, String... args) {
         thread = new Thread(() -> {
             try (PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
                     PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
@@ -43,8 +46,22 @@ public final class MainRun {
     /** Starts {@code main} with {@code args} on a daemon thread named {@code name} and the arguments. */
     public static MainRun start(String name, Main main, String... args) {
         MainRun r = new MainRun(name, main, args);
-        r.thread.start();
+        r.begin();
         return r;
+    }
+
+    /** Starts the run's thread. */
+    protected final void begin() {
+        thread.start();
+    }
+
+    /** The whole number in group {@code group} of the first match of {@code p} in standard output. */
+    protected final int outputNumber(Pattern p, int group) {
+        Matcher m = p.matcher(out());
+        if (!m.find()) {
+            throw new IllegalStateException("no " + p + " in the output of " + this);
+        }
+        return Integer.parseInt(m.group(group));
     }
 
     /** Waits until standard output matches {@code p}; fails if the run ends first or {@code timeout} passes. */
