@@ -149,7 +149,7 @@ final class BandwidthRun {
             }
             if (c == p && blocked) {
                 // Nothing outstanding to wait for: only the receiver's next credit (an RDMA Write) lets this go on.
-                awaitCredit(scnt);
+                awaitCredit(scnt, timed ? Long.MAX_VALUE : iters);
                 continue;
             }
             WorkCompletion wc = data.endpoints.get(0).take("message " + c + " of the " + size + "-octet run");
@@ -171,16 +171,16 @@ final class BandwidthRun {
         return Reports.bandwidth(size, posted, completed, c, options.gbits());
     }
 
-    /** Polls the credit words until one of them moves (they change by the receiver's RDMA Writes only). */
-    private void awaitCredit(long[] scnt) throws PerftestException {
-        long[] before = new long[scnt.length];
-        for (int q = 0; q < scnt.length; q++) {
-            before[q] = data.credit(q);
-        }
+    /**
+     * Polls the credit words until a QP with Sends still to go may send again. It tests the condition itself rather
+     * than waiting for a word to change from a value read now: the credit that unblocks may already have landed
+     * between the sender's check and this call, and would then never be seen to change.
+     */
+    private void awaitCredit(long[] scnt, long iters) throws PerftestException {
         long deadline = System.nanoTime() + options.timeout().toNanos();
         while (true) {
             for (int q = 0; q < scnt.length; q++) {
-                if (data.credit(q) != before[q]) {
+                if (scnt[q] < iters && ((scnt[q] + 1 - data.credit(q)) & 0xFFFFFFFFL) < options.rxDepth()) {
                     return;
                 }
             }
