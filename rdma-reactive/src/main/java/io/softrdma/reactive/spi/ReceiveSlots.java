@@ -31,6 +31,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * as soon as it is free and not posted again at once — memory follows demand, not the receive queue's depth. When
  * the pool is spent, fewer slots are posted and the owner hears {@link Owner#returned} once a buffer comes back.
  *
+ * <p>It is long because one concern has three shapes: dedicated slots, slots backed from the shared pool, and each
+ * slot's lent views (one for a message, one per message of a BATCH), all of which must return the slot exactly once.
+ *
  * <p>Thread safety: the event loop only, but for releasing a view, which hands over to the loop.
  */
 public final class ReceiveSlots {
