@@ -3,6 +3,7 @@ package io.softrdma.memory;
 import io.netty.buffer.ByteBuf;
 import io.softrdma.memory.internal.ClientSettings;
 import io.softrdma.memory.internal.MemoryClient;
+import io.softrdma.memory.internal.RegionClient;
 import io.softrdma.reactive.RdmaClient;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -13,6 +14,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import reactor.core.Disposable;
@@ -68,6 +70,19 @@ public final class RemoteMemory implements Disposable {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(shardKey, "shardKey");
         return client.region(name, shardKey).map(RemoteRegion::new);
+    }
+
+    /**
+     * The region {@code name} on the server {@code shardKey} hashes to, if this client holds a lease on it that can
+     * be used now; empty if {@link #region(String, Object)} would have to resolve it first. No I/O and no waiting: a
+     * fast path for a caller that uses the same region again and again (RdmaCache's GET), falling back to {@code
+     * region} when empty. The handle is the same kind {@code region} gives (its operations re-resolve as needed).
+     */
+    public Optional<RemoteRegion> leasedRegion(String name, Object shardKey) {
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(shardKey, "shardKey");
+        RegionClient region = client.leasedRegion(name, shardKey);
+        return region == null ? Optional.empty() : Optional.of(new RemoteRegion(region));
     }
 
     /**

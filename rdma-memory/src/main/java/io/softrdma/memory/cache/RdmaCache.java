@@ -29,6 +29,8 @@ import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Function;
+import java.util.function.LongSupplier;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
@@ -82,12 +84,20 @@ public final class RdmaCache<K, V> {
     private final LongAdder ownerGets = new LongAdder();
     private final LongAdder puts = new LongAdder();
     private final LongAdder deletes = new LongAdder();
+    /** The clock's milliseconds and the value decoder, as the lookup takes them (made once, not per GET). */
+    private final LongSupplier millis;
+    private final Function<ByteBuf, V> decoder = this::decodeValue;
     /** Where keys' entries were last found, by hash: pairs of (hash, location), direct-mapped; null if off. */
     private final AtomicLongArray hints;
     private final OneSidedGet.Listener listener = new OneSidedGet.Listener() {
         @Override
         public void retried() {
             retried.increment();
+        }
+
+        @Override
+        public void answered() {
+            oneSided.increment();
         }
 
         @Override
@@ -110,6 +120,7 @@ public final class RdmaCache<K, V> {
         this.keyCodec = b.keyCodec;
         this.valueCodec = b.valueCodec;
         this.clock = b.clock;
+        this.millis = b.clock::millis;
         this.retries = b.retries;
         this.hints = b.hints == 0 ? null : new AtomicLongArray(2 * b.hints);
     }
@@ -144,8 +155,7 @@ public final class RdmaCache<K, V> {
             byte[] k = encodeKey(key);
             return oneSidedGet(k)
                     .onErrorResume(TornReadException.class, e -> ownerGet(k))
-                    .doOnNext(v -> hits.increment())
-                    .switchIfEmpty(Mono.fromRunnable(misses::increment));
+                    .doOnSuccess(v -> (v != null ? hits : misses).increment());
         });
     }
 
@@ -194,13 +204,32 @@ public final class RdmaCache<K, V> {
                 puts.sum(), deletes.sum());
     }
 
+    /**
+     * The GET without the owner: with the region leased and its table's layout known (every GET but the first few),
+     * straight to the lookup; failing there for any reason but a torn read, or without a lease or layout, through
+     * {@link #resolvingGet}, which resolves the region and reads the layout again as need be and retries.
+     */
     private Mono<V> oneSidedGet(byte[] k) {
+        RemoteRegion r = memory.leasedRegion(region, k).orElse(null);
+        TableLayout layout = r == null ? null : layouts.get(r.server());
+        if (layout == null) {
+            return resolvingGet(k);
+        }
+        ByteBuf key = Unpooled.wrappedBuffer(k);
+        return OneSidedGet.lookup(r::read, layout, key, hint(key), millis, decoder, retries, listener)
+                .onErrorResume(e -> !(e instanceof TornReadException), e -> {
+                    layouts.remove(r.server()); // the owner may have restarted with another table
+                    return leaseOrConnectionLost(e) || e instanceof StaleLayoutException
+                            || e instanceof IllegalArgumentException ? resolvingGet(k) : Mono.error(e);
+                });
+    }
+
+    private Mono<V> resolvingGet(byte[] k) {
         ByteBuf key = Unpooled.wrappedBuffer(k);
         return memory.region(region, k)
                 .flatMap(r -> layout(r)
-                        .flatMap(layout -> OneSidedGet.lookup(r::read, layout, key, hint(key), clock::millis,
-                                this::decodeValue, retries, listener))
-                        .doOnSuccess(v -> oneSided.increment())
+                        .flatMap(layout -> OneSidedGet.lookup(r::read, layout, key, hint(key), millis, decoder,
+                                retries, listener))
                         .doOnError(e -> {
                             if (!(e instanceof TornReadException)) {
                                 layouts.remove(r.server()); // the owner may have restarted with another table
@@ -285,7 +314,7 @@ public final class RdmaCache<K, V> {
      */
     @SuppressWarnings("unchecked")
     private <R> Mono<R> call(byte[] shard, byte op, byte[] key, ByteBuf value, long ttl,
-                             java.util.function.Function<ByteBuf, R> map) {
+                             Function<ByteBuf, R> map) {
         ByteBuf request = CacheProtocol.request(ByteBufAllocator.DEFAULT, op,
                 key == null ? null : Unpooled.wrappedBuffer(key), value, ttl);
         return memory.request(region, shard, request).handle((response, sink) -> {

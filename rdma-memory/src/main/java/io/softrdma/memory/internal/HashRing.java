@@ -2,6 +2,7 @@ package io.softrdma.memory.internal;
 
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -17,18 +18,32 @@ public final class HashRing {
     static final int POINTS = 160;
 
     private final List<InetSocketAddress> servers;
-    private final TreeMap<Long, InetSocketAddress> ring = new TreeMap<>();
+    /** Each server's {@link #name}, computed once. */
+    private final String[] names;
+    /** The ring's points in ascending order, and the index in {@link #servers} of each point's server. */
+    private final long[] points;
+    private final int[] owners;
 
     public HashRing(List<InetSocketAddress> servers) {
         if (servers.isEmpty()) {
             throw new IllegalArgumentException("no memory servers to hash over");
         }
         this.servers = List.copyOf(servers);
-        for (InetSocketAddress server : this.servers) {
-            String name = name(server);
+        names = new String[this.servers.size()];
+        TreeMap<Long, Integer> ring = new TreeMap<>();
+        for (int s = 0; s < this.servers.size(); s++) {
+            String name = name(this.servers.get(s));
+            names[s] = name;
             for (int i = 0; i < POINTS; i++) {
-                ring.put(hash((name + "#" + i).getBytes(StandardCharsets.UTF_8)), server);
+                ring.put(hash((name + "#" + i).getBytes(StandardCharsets.UTF_8)), s);
             }
+        }
+        points = new long[ring.size()];
+        owners = new int[ring.size()];
+        int i = 0;
+        for (Map.Entry<Long, Integer> point : ring.entrySet()) {
+            points[i] = point.getKey();
+            owners[i++] = point.getValue();
         }
     }
 
@@ -38,9 +53,26 @@ public final class HashRing {
 
     /** The server of {@code key}: a {@code byte[]} by its octets, anything else by its {@code toString()}. */
     public InetSocketAddress pick(Object key) {
+        return servers.get(index(key));
+    }
+
+    /** The {@link #name} of {@link #pick}'s server, without building it again. */
+    public String pickName(Object key) {
+        return names[index(key)];
+    }
+
+    private int index(Object key) {
+        if (names.length == 1) {
+            return 0; // every key's, and a GET's path need not hash it
+        }
         byte[] octets = key instanceof byte[] b ? b : String.valueOf(key).getBytes(StandardCharsets.UTF_8);
-        Map.Entry<Long, InetSocketAddress> at = ring.ceilingEntry(hash(octets));
-        return (at != null ? at : ring.firstEntry()).getValue();
+        // the first point at or after the key's hash (signed order, as the TreeMap of Longs it replaced), else the
+        // first point: the ring wraps
+        int at = Arrays.binarySearch(points, hash(octets));
+        if (at < 0) {
+            at = -at - 1;
+        }
+        return owners[at == points.length ? 0 : at];
     }
 
     /** {@code host:port}: see {@link #host}. */

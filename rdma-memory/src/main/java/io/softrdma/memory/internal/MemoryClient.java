@@ -28,7 +28,7 @@ public final class MemoryClient implements Disposable {
 
     private final ClientSettings settings;
     private final Map<String, ServerLink> links = new ConcurrentHashMap<>();
-    private final Map<String, RegionClient> regions = new ConcurrentHashMap<>();
+    private final Map<RegionKey, RegionClient> regions = new ConcurrentHashMap<>();
     private final Disposable refresher;
     private volatile HashRing ring;
     private volatile boolean disposed;
@@ -61,7 +61,7 @@ public final class MemoryClient implements Disposable {
             Set<String> names = Set.copyOf(servers.stream().map(HashRing::name).toList());
             links.forEach((name, link) -> {
                 if (!names.contains(name) && links.remove(name, link)) {
-                    regions.keySet().removeIf(key -> key.startsWith(name + "/"));
+                    regions.keySet().removeIf(key -> key.server().equals(name));
                     link.dispose();
                 }
             });
@@ -98,7 +98,7 @@ public final class MemoryClient implements Disposable {
             }
             return ring().flatMap(r -> {
                 InetSocketAddress server = r.pick(shardKey);
-                String key = HashRing.name(server) + "/" + name;
+                RegionKey key = new RegionKey(server, name);
                 RegionClient region = regions.computeIfAbsent(key, k -> new RegionClient(name, link(server),
                         settings));
                 return region.ensure().thenReturn(region).doOnError(e -> {
@@ -108,6 +108,26 @@ public final class MemoryClient implements Disposable {
                 });
             });
         });
+    }
+
+    /**
+     * The region {@code name} on the server {@code shardKey} hashes to, if this client holds a lease on it usable now;
+     * null if it must be resolved first ({@link #region}). No I/O, never waits.
+     */
+    public RegionClient leasedRegion(String name, Object shardKey) {
+        HashRing r = ring;
+        if (r == null || disposed) {
+            return null;
+        }
+        RegionClient region = regions.get(new RegionKey(r.pickName(shardKey), name));
+        return region != null && region.leased() ? region : null;
+    }
+
+    /** A region's key among this client's: its server and its name. */
+    private record RegionKey(String server, String name) {
+        RegionKey(InetSocketAddress server, String name) {
+            this(HashRing.name(server), name);
+        }
     }
 
     public Mono<ByteBuf> request(String service, Object shardKey, ByteBuf payload) {

@@ -72,16 +72,30 @@ public final class RegionClient {
 
     private Mono<ClientLease> lease() {
         return Mono.defer(() -> {
-            ClientLease l = lease;
-            long now = settings.clock().millis();
-            if (l != null && !l.session().isDisposed() && now < l.expiresAt() - l.margin()) {
-                if (now >= l.renewAt()) {
-                    renew(l);
-                }
-                return Mono.just(l);
-            }
-            return resolve();
+            ClientLease l = usableLease();
+            return l != null ? Mono.just(l) : resolve();
         });
+    }
+
+    /**
+     * The current lease if it can be used now (its session open, its expiry beyond the safety margin), renewing it
+     * in the background when half of it has passed; null if the region must be resolved first. No I/O, no waiting.
+     */
+    private ClientLease usableLease() {
+        ClientLease l = lease;
+        long now = settings.clock().millis();
+        if (l != null && !l.session().isDisposed() && now < l.expiresAt() - l.margin()) {
+            if (now >= l.renewAt()) {
+                renew(l);
+            }
+            return l;
+        }
+        return null;
+    }
+
+    /** Whether an operation now would run on a lease already held: nothing to resolve first. */
+    public boolean leased() {
+        return usableLease() != null;
     }
 
     private Mono<ClientLease> resolve() {
@@ -243,24 +257,33 @@ public final class RegionClient {
             return Mono.error(new IllegalArgumentException("offset " + offset + " and length " + length
                     + " must not be negative"));
         }
-        return lease().flatMap(l -> {
-            if (!l.rights().contains(right)) {
-                return Mono.error(denied(l, right));
+        // The lease is looked at when the operation is subscribed (a retry's resubscription sees the new one); held
+        // already, it is used as it is, without the resolve's operators on the path of every Read.
+        return Mono.defer(() -> {
+            ClientLease held = usableLease();
+            return held != null ? on(held, right, offset, length, body, repeat)
+                    : resolve().flatMap(l -> on(l, right, offset, length, body, repeat));
+        });
+    }
+
+    private <T> Mono<T> on(ClientLease l, RegionAccess right, long offset, long length,
+            Function<ClientLease, Mono<T>> body, Repeat repeat) {
+        if (!l.rights().contains(right)) {
+            return Mono.error(denied(l, right));
+        }
+        if (offset + length > l.remote().length()) {
+            return Mono.error(new IllegalArgumentException("[" + offset + ", " + (offset + length) + ") is"
+                    + " outside region '" + name + "' of " + l.remote().length() + " octets"));
+        }
+        return body.apply(l).onErrorResume(e -> {
+            if (repeat != Repeat.NEVER && e instanceof IllegalStateException && l.session().isDisposed()) {
+                forget(l);
+                return op(right, offset, length, body, Repeat.NEVER);
             }
-            if (offset + length > l.remote().length()) {
-                return Mono.error(new IllegalArgumentException("[" + offset + ", " + (offset + length) + ") is"
-                        + " outside region '" + name + "' of " + l.remote().length() + " octets"));
-            }
-            return body.apply(l).onErrorResume(e -> {
-                if (repeat != Repeat.NEVER && e instanceof IllegalStateException && l.session().isDisposed()) {
-                    forget(l);
-                    return op(right, offset, length, body, Repeat.NEVER);
-                }
-                return classify(l, e).flatMap(failure -> repeat == Repeat.IF_LOST
-                        && failure.getClass() == RemoteMemoryException.class && !(e instanceof RemoteMemoryException)
-                        ? op(right, offset, length, body, Repeat.NEVER) // classify resolved again: on the new lease
-                        : Mono.error(failure));
-            });
+            return classify(l, e).flatMap(failure -> repeat == Repeat.IF_LOST
+                    && failure.getClass() == RemoteMemoryException.class && !(e instanceof RemoteMemoryException)
+                    ? op(right, offset, length, body, Repeat.NEVER) // classify resolved again: on the new lease
+                    : Mono.error(failure));
         });
     }
 

@@ -24,9 +24,10 @@ import picocli.CommandLine.Option;
  * @param redis whether to measure Redis too
  * @param redisServer the {@code redis-server} executable: a path, or a name looked up on {@code PATH}
  * @param crc MPA CRC32c on SoftRDMA's connections (RFC 5044 §8.1); Redis's TCP has none of its own
+ * @param ops the operations measured, in the order run (both by default; one alone to profile it)
  */
 record CacheOptions(List<Integer> sizes, List<Integer> outstanding, Duration duration, Duration warmup,
-        long iterations, int keys, boolean json, boolean redis, String redisServer, boolean crc) {
+        long iterations, int keys, boolean json, boolean redis, String redisServer, boolean crc, List<CacheOp> ops) {
 
     /** The value sizes: 64 B, 1 KiB and 16 KiB. */
     static final List<Integer> DEFAULT_SIZES = List.of(64, 1024, 16 * 1024);
@@ -98,6 +99,9 @@ record CacheOptions(List<Integer> sizes, List<Integer> outstanding, Duration dur
         @Option(names = "--crc", paramLabel = "on|off", description = "MPA CRC32c on RdmaCache's connections"
                 + " (default: on)")
         String crc;
+        @Option(names = "--ops", paramLabel = "get|set[,...]", description = "the operations measured"
+                + " (default: get,set; the keys are written before the GETs either way)")
+        String ops;
         @Option(names = "--no-redis", description = "measure RdmaCache only")
         boolean noRedis;
         @Option(names = "--json", description = "one JSON object per line instead of a table")
@@ -131,8 +135,9 @@ record CacheOptions(List<Integer> sizes, List<Integer> outstanding, Duration dur
                         + " one region holds (" + RegionSpec.MAX_SIZE + "): give fewer --keys or smaller --size");
             }
             boolean crc = this.crc == null || OptionValues.onOff(this.crc, "--crc");
+            List<CacheOp> ops = this.ops == null ? List.of(CacheOp.values()) : parseOps(this.ops);
             return new CacheOptions(sizes, outstanding, duration, warmup, iterations, keys, json, !noRedis,
-                    redisServer, crc);
+                    redisServer, crc, ops);
         }
     }
 
@@ -142,6 +147,17 @@ record CacheOptions(List<Integer> sizes, List<Integer> outstanding, Duration dur
             int n = (int) OptionValues.wholeNumber(s.trim(), "--outstanding", 1, MAX_OUTSTANDING);
             if (!out.contains(n)) {
                 out.add(n);
+            }
+        }
+        return out;
+    }
+
+    private static List<CacheOp> parseOps(String v) {
+        List<CacheOp> out = new ArrayList<>();
+        for (String s : v.split(",")) {
+            CacheOp op = CacheOp.parse(s.trim());
+            if (!out.contains(op)) {
+                out.add(op);
             }
         }
         return out;

@@ -23,15 +23,6 @@ import reactor.core.publisher.Mono;
  * <p>Thread safety: runs on the calling thread.
  */
 final class CachePerf {
-    /** What a phase does to a store, given the key's index and the value written. */
-    private enum Op {
-        GET, SET;
-
-        String wireName() {
-            return name().toLowerCase(java.util.Locale.ROOT);
-        }
-    }
-
     /** Makes the RdmaCache side: its owner and its client, sized for the run. */
     @FunctionalInterface
     interface CacheFactory {
@@ -101,14 +92,15 @@ final class CachePerf {
             for (int size : options.sizes()) {
                 byte[] value = value(size);
                 for (CacheTarget t : targets) {
-                    CacheLoad.Phase fill = CacheLoad.run(op(t, Op.SET, keys, value), 64, Budget.of(keys.length));
+                    CacheLoad.Phase fill = CacheLoad.run(op(t, CacheOp.SET, keys, value), 64,
+                            Budget.of(keys.length));
                     if (fill.operations() != keys.length) {
                         throw new IllegalStateException(t.name() + ": filling " + keys.length + " keys completed "
                                 + fill.operations());
                     }
                 }
                 for (int outstanding : options.outstanding()) {
-                    for (Op op : Op.values()) {
+                    for (CacheOp op : options.ops()) {
                         for (CacheTarget t : targets) {
                             CacheResult r = measure(options, t, op, keys, value, outstanding,
                                     warmed.add(t.name() + "-" + op.wireName()));
@@ -131,8 +123,8 @@ final class CachePerf {
         return results;
     }
 
-    private static CacheResult measure(CacheOptions options, CacheTarget target, Op op, byte[][] keys, byte[] value,
-            int outstanding, boolean first) {
+    private static CacheResult measure(CacheOptions options, CacheTarget target, CacheOp op, byte[][] keys,
+            byte[] value, int outstanding, boolean first) {
         IntFunction<Mono<Boolean>> work = op(target, op, keys, value);
         if (!options.warmup().isZero()) {
             // Each store's path for each operation is compiled during its first warm-up, which lasts longer: for
@@ -152,7 +144,7 @@ final class CachePerf {
     }
 
     /** The operation on key {@code i % keys}: true when its answer is right (a GET's value is the one written). */
-    private static IntFunction<Mono<Boolean>> op(CacheTarget target, Op op, byte[][] keys, byte[] value) {
+    private static IntFunction<Mono<Boolean>> op(CacheTarget target, CacheOp op, byte[][] keys, byte[] value) {
         return switch (op) {
             case GET -> i -> target.get(keys[i % keys.length]).map(v -> sameValue(v, value));
             case SET -> i -> target.set(keys[i % keys.length], value).thenReturn(true);

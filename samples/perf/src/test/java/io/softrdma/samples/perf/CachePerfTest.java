@@ -37,7 +37,10 @@ class CachePerfTest {
         assertThat(CacheOptions.isCacheRun(new String[] {"--json", "--test", "cache"})).isTrue();
         assertThat(CacheOptions.isCacheRun(new String[] {"--test=cache"})).isTrue();
         assertThat(CacheOptions.isCacheRun(new String[] {"--test", "read"})).isFalse();
-        assertThat(CacheOptions.USAGE).contains("--outstanding N[,N...]").contains("--no-redis");
+        assertThat(o.ops()).containsExactly(CacheOp.GET, CacheOp.SET);
+        assertThat(CacheOptions.USAGE).contains("--outstanding N[,N...]").contains("--no-redis").contains("--ops");
+        assertThat(CacheOptions.parse(new String[] {"--test", "cache", "--ops", "get"}).ops())
+                .containsExactly(CacheOp.GET);
     }
 
     @Test
@@ -50,6 +53,8 @@ class CachePerfTest {
             "--redis-server", "/x"})).hasMessageContaining("drop --no-redis");
         assertThatThrownBy(() -> CacheOptions.parse(new String[] {"--test", "read", "--size", "64"}))
                 .hasMessageContaining("runs with --test cache");
+        assertThatThrownBy(() -> CacheOptions.parse(new String[] {"--test", "cache", "--ops", "put"}))
+                .hasMessage("--ops put: choose get, set or get,set");
         assertThatThrownBy(() -> CacheOptions.parse(new String[] {"--test", "cache", "--keys", "1000000",
             "--size", "16K"})).hasMessageContaining("--keys 1000000 of values up to 16 KiB need a cache table of")
                 .hasMessageContaining("give fewer --keys or smaller --size");
