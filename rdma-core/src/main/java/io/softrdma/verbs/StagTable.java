@@ -29,7 +29,7 @@ final class StagTable {
     private int removed;
 
     StagTable() {
-        this(new SecureRandom());
+        this(new SecureRandomBuffer(new SecureRandom()));
     }
 
     StagTable(RandomGenerator random) {

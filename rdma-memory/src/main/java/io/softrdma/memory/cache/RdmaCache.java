@@ -11,6 +11,7 @@ import io.softrdma.memory.RemoteMemoryException;
 import io.softrdma.memory.RemoteRegion;
 import io.softrdma.memory.cache.internal.CacheProtocol;
 import io.softrdma.memory.cache.internal.KeyHash;
+import io.softrdma.memory.cache.internal.LocationHints;
 import io.softrdma.memory.cache.internal.OneSidedGet;
 import io.softrdma.memory.cache.internal.StaleLayoutException;
 import io.softrdma.memory.cache.internal.TableLayout;
@@ -27,7 +28,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
@@ -87,8 +87,8 @@ public final class RdmaCache<K, V> {
     /** The clock's milliseconds and the value decoder, as the lookup takes them (made once, not per GET). */
     private final LongSupplier millis;
     private final Function<ByteBuf, V> decoder = this::decodeValue;
-    /** Where keys' entries were last found, by hash: pairs of (hash, location), direct-mapped; null if off. */
-    private final AtomicLongArray hints;
+    /** Where keys' entries were last found; null if off. */
+    private final LocationHints hints;
     private final OneSidedGet.Listener listener = new OneSidedGet.Listener() {
         @Override
         public void retried() {
@@ -103,11 +103,7 @@ public final class RdmaCache<K, V> {
         @Override
         public void located(long hash, long location) {
             if (hints != null) {
-                int i = hintIndex(hash);
-                // Two plain stores, not atomic together: a reader may pair one key's hash with another's location,
-                // which only costs it a wasted Read (the bucket confirms a hint before it counts).
-                hints.set(i, hash);
-                hints.set(i + 1, location);
+                hints.put(hash, location);
             }
         }
     };
@@ -122,20 +118,11 @@ public final class RdmaCache<K, V> {
         this.clock = b.clock;
         this.millis = b.clock::millis;
         this.retries = b.retries;
-        this.hints = b.hints == 0 ? null : new AtomicLongArray(2 * b.hints);
-    }
-
-    private int hintIndex(long hash) {
-        return 2 * ((int) (hash >>> 7) & (hints.length() / 2 - 1));
+        this.hints = b.hints == 0 ? null : new LocationHints(b.hints);
     }
 
     private long hint(ByteBuf key) {
-        if (hints == null) {
-            return 0;
-        }
-        long hash = KeyHash.of(key);
-        int i = hintIndex(hash);
-        return hints.get(i) == hash ? hints.get(i + 1) : 0;
+        return hints == null ? 0 : hints.get(KeyHash.of(key));
     }
 
     /** A client of the cache {@code name} on {@code memory}'s servers, JSON for keys and values unless told. */
