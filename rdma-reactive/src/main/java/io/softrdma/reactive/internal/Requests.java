@@ -8,8 +8,9 @@ import io.softrdma.reactive.RdmaRemoteException;
 import io.softrdma.reactive.internal.protocol.CreditWindow;
 import io.softrdma.reactive.internal.protocol.MessageType;
 import java.nio.charset.StandardCharsets;
+import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Mono;
-import reactor.core.publisher.MonoSink;
+import reactor.core.publisher.Operators;
 
 /**
  * Request/response correlation, the requester's side (docs/protocol.md): each request gets a correlation id, a
@@ -27,17 +28,55 @@ final class Requests {
     private final IntObjectHashMap<Pending> pending = new IntObjectHashMap<>();
     private int nextCorrelationId = 1;
 
-    /** A request awaiting its answer. */
-    private static final class Pending {
-        final MonoSink<ByteBuf> sink;
-        final long octets;
-        final long sent = System.nanoTime();
-        volatile boolean cancelled;
+    /**
+     * One request, from subscription to answer: its own subscription (a {@link Operators.MonoSubscriber}, which
+     * holds the answer until the subscriber requests it and discards it if the subscriber cancels first) and the
+     * task that sends it on the event loop. One object per request where {@code Mono.create} made five.
+     */
+    private final class Pending extends Operators.MonoSubscriber<ByteBuf, ByteBuf> implements Runnable {
+        private ByteBuf request;
+        private long octets;
+        private long sent;
 
-        Pending(MonoSink<ByteBuf> sink, long octets) {
-            this.sink = sink;
-            this.octets = octets;
-            sink.onCancel(() -> cancelled = true);
+        Pending(CoreSubscriber<? super ByteBuf> actual, ByteBuf request) {
+            super(actual);
+            this.request = request;
+        }
+
+        /** On the event loop: sends the request (a cancelled request still goes, and its answer is dropped). */
+        @Override
+        public void run() {
+            ByteBuf r = request;
+            request = null;
+            send(r, this);
+        }
+
+        void fail(Throwable e) {
+            if (!isCancelled()) {
+                actual.onError(e);
+            }
+        }
+    }
+
+    /** {@link #request}'s Mono: each subscription sends the request once (the buffer is handed over once). */
+    private final class RequestMono extends Mono<ByteBuf> {
+        private final ByteBuf request;
+
+        RequestMono(ByteBuf request) {
+            this.request = request;
+        }
+
+        @Override
+        public void subscribe(CoreSubscriber<? super ByteBuf> actual) {
+            Pending p = new Pending(actual, request);
+            actual.onSubscribe(p);
+            if (request.refCnt() == 0) {
+                p.fail(MessagingEngine.released("request"));
+            } else if (loop.inEventLoop()) {
+                p.run();
+            } else {
+                loop.execute(p);
+            }
         }
     }
 
@@ -51,30 +90,24 @@ final class Requests {
 
     /** Sends {@code request} and completes with the peer's response; the subscriber owns it. Any thread. */
     Mono<ByteBuf> request(ByteBuf request) {
-        return Mono.create(sink -> {
-            if (request.refCnt() == 0) {
-                sink.error(MessagingEngine.released("request"));
-                return;
-            }
-            loop.execute(() -> send(request, sink));
-        });
+        return new RequestMono(request);
     }
 
-    private void send(ByteBuf request, MonoSink<ByteBuf> sink) {
+    private void send(ByteBuf request, Pending p) {
         if (engine.ended()) {
             request.release();
-            sink.error(engine.endCause());
+            p.fail(engine.endCause());
             return;
         }
         if (pending.size() >= maxQueued) {
             request.release();
-            sink.error(new IllegalStateException(pending.size() + " requests await their response, the most a"
+            p.fail(new IllegalStateException(pending.size() + " requests await their response, the most a"
                     + " session holds (MessagingOptions.maxQueuedOperations): wait for some to be answered"));
             return;
         }
         if (request.readableBytes() > maxMessageSize) {
             request.release();
-            sink.error(new IllegalArgumentException("a request of " + request.readableBytes()
+            p.fail(new IllegalArgumentException("a request of " + request.readableBytes()
                     + " octets exceeds the largest of " + maxMessageSize + " (maxMessageSize)"));
             return;
         }
@@ -82,7 +115,9 @@ final class Requests {
         if (nextCorrelationId == 0) {
             nextCorrelationId = 1;
         }
-        pending.put(id, new Pending(sink, request.readableBytes()));
+        p.octets = request.readableBytes();
+        p.sent = System.nanoTime();
+        pending.put(id, p);
         // The response needs a posted buffer: one more unit of demand.
         window.demand(1);
         engine.postReceives();
@@ -97,15 +132,15 @@ final class Requests {
             engine.recorder().operation(RdmaMetricsRecorder.Operation.REQUEST, p.octets, System.nanoTime() - p.sent,
                     type == MessageType.RESPONSE);
         }
-        if (p == null || p.cancelled) {
+        if (p == null || p.isCancelled()) {
             // Cancelled (or unknown): the answer's buffer goes back, nothing is lost.
             message.release();
         } else if (type == MessageType.RESPONSE) {
-            p.sink.success(message);
+            p.complete(message); // if the subscriber cancels meanwhile, discarded: released by its context
         } else {
             String text = message.toString(StandardCharsets.UTF_8);
             message.release();
-            p.sink.error(new RdmaRemoteException(text));
+            p.fail(new RdmaRemoteException(text));
         }
     }
 
@@ -113,7 +148,7 @@ final class Requests {
     void end(Throwable cause) {
         pending.forEach((id, p) -> {
             engine.recorder().operation(RdmaMetricsRecorder.Operation.REQUEST, 0, System.nanoTime() - p.sent, false);
-            p.sink.error(cause);
+            p.fail(cause);
         });
         pending.clear();
     }
