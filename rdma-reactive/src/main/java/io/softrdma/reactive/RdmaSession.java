@@ -506,7 +506,7 @@ public final class RdmaSession implements Disposable {
      */
     public Mono<ByteBuf> request(ByteBuf request) {
         Objects.requireNonNull(request, "request");
-        return ReleaseAfterNext.mono(messaging().request(request));
+        return messaging().request(request); // released after onNext by the request itself
     }
 
     /**

@@ -108,6 +108,48 @@ class BufferOwnershipTest {
     }
 
     /**
+     * A response that arrives before its subscriber asks for it waits, is emitted on the request and released after
+     * {@code onNext}; one whose subscriber cancels instead is released then. A response is a view of a receive
+     * buffer: one kept would hold its receive slot, and forty of them are more than the session's 16.
+     */
+    @Test
+    void aResponseAnsweredBeforeDemandWaitsForItAndOneCancelledThenIsReleased() {
+        pair.serverSession.respond(r -> Mono.just(ascii("early")), 4);
+        for (int round = 0; round < 80; round++) {
+            boolean cancel = round % 2 == 1;
+            List<String> got = new CopyOnWriteArrayList<>();
+            AtomicReference<ByteBuf> seen = new AtomicReference<>();
+            reactor.core.publisher.BaseSubscriber<ByteBuf> lazy = new reactor.core.publisher.BaseSubscriber<>() {
+                @Override
+                protected void hookOnSubscribe(org.reactivestreams.Subscription subscription) {
+                    // no demand yet
+                }
+
+                @Override
+                protected void hookOnNext(ByteBuf value) {
+                    seen.set(value);
+                    got.add(value.toString(StandardCharsets.US_ASCII));
+                }
+            };
+            pair.client.request(ascii("q")).subscribe(lazy);
+            // answered: no request of the client's waits for its response any more
+            await().pollInterval(Duration.ofMillis(1)).atMost(TIMEOUT)
+                    .until(() -> pair.client.toString().contains(", requests 0,"));
+            assertThat(got).isEmpty();
+            if (cancel) {
+                lazy.cancel();
+            } else {
+                lazy.request(1);
+                assertThat(got).containsExactly("early");
+                assertThat(seen.get().refCnt()).as("released once onNext returned").isZero();
+            }
+        }
+        // the credits all came back: more requests go through
+        StepVerifier.create(Flux.range(0, 20).flatMap(i -> pair.client.request(ascii("q")).map(b -> b.toString(
+                StandardCharsets.US_ASCII)), 4)).expectNextCount(20).expectComplete().verify(TIMEOUT);
+    }
+
+    /**
      * {@code take} cancels receive() while messages keep arriving: what it was emitting as it cancelled is released,
      * the rest wait for the next subscriber, and no message is lost or seen twice.
      */

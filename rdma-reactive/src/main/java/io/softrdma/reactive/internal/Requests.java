@@ -8,6 +8,8 @@ import io.softrdma.reactive.RdmaRemoteException;
 import io.softrdma.reactive.internal.protocol.CreditWindow;
 import io.softrdma.reactive.internal.protocol.MessageType;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+import org.reactivestreams.Subscription;
 import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Operators;
@@ -29,17 +31,34 @@ final class Requests {
     private int nextCorrelationId = 1;
 
     /**
-     * One request, from subscription to answer: its own subscription (a {@link Operators.MonoSubscriber}, which
-     * holds the answer until the subscriber requests it and discards it if the subscriber cancels first) and the
-     * task that sends it on the event loop. One object per request where {@code Mono.create} made five.
+     * One request, from subscription to answer: its own subscription, the task that sends it on the event loop, and
+     * the owner of its answer, which it releases once the subscriber's {@code onNext} returns (the library's rule,
+     * {@link ReleaseAfterNext}) or, if the subscriber cancels first, at once. One object per request where {@code
+     * Mono.create} and a releasing subscriber made seven.
+     *
+     * <p>Thread safety: {@link #request} and {@link #cancel} from any thread; the answer from the event loop. The
+     * state word orders them: the answer is emitted once both it and a request for it are there, and never after a
+     * cancel.
      */
-    private final class Pending extends Operators.MonoSubscriber<ByteBuf, ByteBuf> implements Runnable {
-        private ByteBuf request;
-        private long octets;
-        private long sent;
+    private static final class Pending implements Subscription, Runnable {
+        private static final int REQUESTED = 1;
+        private static final int HAS_VALUE = 2;
+        private static final int CANCELLED = 4;
+        private static final int DONE = 8;
+        private static final AtomicIntegerFieldUpdater<Pending> STATE =
+                AtomicIntegerFieldUpdater.newUpdater(Pending.class, "state");
 
-        Pending(CoreSubscriber<? super ByteBuf> actual, ByteBuf request) {
-            super(actual);
+        private final Requests owner;
+        private final CoreSubscriber<? super ByteBuf> actual;
+        private ByteBuf request;
+        private ByteBuf answer;
+        private volatile int state;
+        long octets;
+        long sent;
+
+        Pending(Requests owner, CoreSubscriber<? super ByteBuf> actual, ByteBuf request) {
+            this.owner = owner;
+            this.actual = actual;
             this.request = request;
         }
 
@@ -48,13 +67,99 @@ final class Requests {
         public void run() {
             ByteBuf r = request;
             request = null;
-            send(r, this);
+            owner.send(r, this);
+        }
+
+        boolean isCancelled() {
+            return (state & CANCELLED) != 0;
+        }
+
+        /** The response: emitted now if it was requested, else when it is; released if cancelled meanwhile. */
+        void complete(ByteBuf response) {
+            for (;;) {
+                int s = state;
+                if ((s & (CANCELLED | DONE)) != 0) {
+                    response.release();
+                    return;
+                }
+                if ((s & REQUESTED) != 0) {
+                    if (STATE.compareAndSet(this, s, s | DONE)) {
+                        emit(response);
+                        return;
+                    }
+                } else {
+                    answer = response;
+                    if (STATE.compareAndSet(this, s, s | HAS_VALUE)) {
+                        return;
+                    }
+                    answer = null;
+                }
+            }
         }
 
         void fail(Throwable e) {
-            if (!isCancelled()) {
-                actual.onError(e);
+            for (;;) {
+                int s = state;
+                if ((s & (CANCELLED | DONE)) != 0) {
+                    return;
+                }
+                if (STATE.compareAndSet(this, s, s | DONE)) {
+                    actual.onError(e);
+                    return;
+                }
             }
+        }
+
+        @Override
+        public void request(long n) {
+            if (n <= 0) {
+                fail(Operators.onOperatorError(new IllegalArgumentException(
+                        "§3.9 violated: positive request amount required but it was " + n), actual.currentContext()));
+                return;
+            }
+            for (;;) {
+                int s = state;
+                if ((s & (REQUESTED | CANCELLED | DONE)) != 0) {
+                    return;
+                }
+                if ((s & HAS_VALUE) != 0) {
+                    if (STATE.compareAndSet(this, s, s | REQUESTED | DONE)) {
+                        ByteBuf r = answer;
+                        answer = null;
+                        emit(r);
+                        return;
+                    }
+                } else if (STATE.compareAndSet(this, s, s | REQUESTED)) {
+                    return;
+                }
+            }
+        }
+
+        @Override
+        public void cancel() {
+            for (;;) {
+                int s = state;
+                if ((s & (CANCELLED | DONE)) != 0) {
+                    return;
+                }
+                if (STATE.compareAndSet(this, s, s | CANCELLED)) {
+                    if ((s & HAS_VALUE) != 0) {
+                        ByteBuf r = answer;
+                        answer = null;
+                        r.release();
+                    }
+                    return;
+                }
+            }
+        }
+
+        private void emit(ByteBuf response) {
+            try {
+                actual.onNext(response);
+            } finally {
+                ReleaseAfterNext.discard(response);
+            }
+            actual.onComplete();
         }
     }
 
@@ -68,7 +173,7 @@ final class Requests {
 
         @Override
         public void subscribe(CoreSubscriber<? super ByteBuf> actual) {
-            Pending p = new Pending(actual, request);
+            Pending p = new Pending(Requests.this, actual, request);
             actual.onSubscribe(p);
             if (request.refCnt() == 0) {
                 p.fail(MessagingEngine.released("request"));
@@ -88,7 +193,10 @@ final class Requests {
         this.maxQueued = maxQueued;
     }
 
-    /** Sends {@code request} and completes with the peer's response; the subscriber owns it. Any thread. */
+    /**
+     * Sends {@code request} and completes with the peer's response, which is the library's: valid while {@code
+     * onNext} runs, released when it returns (as {@link ReleaseAfterNext} does). Any thread.
+     */
     Mono<ByteBuf> request(ByteBuf request) {
         return new RequestMono(request);
     }
@@ -136,7 +244,7 @@ final class Requests {
             // Cancelled (or unknown): the answer's buffer goes back, nothing is lost.
             message.release();
         } else if (type == MessageType.RESPONSE) {
-            p.complete(message); // if the subscriber cancels meanwhile, discarded: released by its context
+            p.complete(message); // released once emitted, or if the subscriber cancels first
         } else {
             String text = message.toString(StandardCharsets.UTF_8);
             message.release();

@@ -69,19 +69,23 @@ final class Responder {
 
     /** A request arrived. */
     void arrived(ByteBuf message, int correlationId) {
-        held.add(new HeldRequest(message, correlationId));
-        drain();
+        if (held.isEmpty() && handler != null && running.size() < concurrency) {
+            run(message, correlationId); // nothing waits before it: no need to hold it
+        } else {
+            held.add(new HeldRequest(message, correlationId));
+            drain();
+        }
     }
 
     private void drain() {
         while (handler != null && running.size() < concurrency && !held.isEmpty()) {
-            run(held.poll());
+            HeldRequest next = held.poll();
+            run(next.message(), next.correlationId());
         }
     }
 
-    private void run(HeldRequest request) {
+    private void run(ByteBuf message, int correlationId) {
         window.delivered();
-        ByteBuf message = request.message();
         Publisher<ByteBuf> response;
         try {
             response = Objects.requireNonNull(handler.apply(message),
@@ -89,7 +93,7 @@ final class Responder {
         } catch (Throwable t) {
             response = Mono.error(t);
         }
-        HandlerRun run = new HandlerRun(request.correlationId(), message);
+        HandlerRun run = new HandlerRun(correlationId, message);
         running.add(run);
         Mono.from(response).subscribe(run);
     }

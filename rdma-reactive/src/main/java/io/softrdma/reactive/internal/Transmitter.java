@@ -164,9 +164,7 @@ final class Transmitter {
             }
             long wrId = context.register(slot);
             try {
-                // List.of(one entry), not the varargs factory: no array per Send.
-                SendWorkRequest wr = SendWorkRequest.send(wrId,
-                        List.of(new ScatterGatherEntry(slot.region, offset, length)));
+                SendWorkRequest wr = SendWorkRequest.send(wrId, slot.sgl(length));
                 qp.postSend(o.invalidateStag != 0 ? wr.withInvalidate(o.invalidateStag) : wr);
             } catch (RuntimeException e) {
                 context.unregister(wrId);
@@ -268,9 +266,27 @@ final class Transmitter {
         private int[] octets = new int[4];
         private int messages;
 
+        /**
+         * The scatter-gather list of the slot's last Send, and its length: request/response traffic sends the same
+         * length again and again, and an immutable list can serve every Send of that length (the slot is posted
+         * again only once its last Send completed).
+         */
+        private List<ScatterGatherEntry> sgl;
+        private int sglLength = -1;
+
         SendSlot(MemoryRegion region, int offset) {
             this.region = region;
             this.offset = offset;
+        }
+
+        /** The list of the slot's first {@code length} octets: the last one if its length was the same. */
+        List<ScatterGatherEntry> sgl(int length) {
+            if (length != sglLength) {
+                // List.of(one entry), not the varargs factory: no array.
+                sgl = List.of(new ScatterGatherEntry(region, offset, length));
+                sglLength = length;
+            }
+            return sgl;
         }
 
         void add(IntConsumer c, int length) {
