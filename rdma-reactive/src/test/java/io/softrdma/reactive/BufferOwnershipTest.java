@@ -114,8 +114,13 @@ class BufferOwnershipTest {
      */
     @Test
     void aResponseAnsweredBeforeDemandWaitsForItAndOneCancelledThenIsReleased() {
-        pair.serverSession.respond(r -> Mono.just(ascii("early")), 4);
+        java.util.concurrent.atomic.AtomicInteger handled = new java.util.concurrent.atomic.AtomicInteger();
+        pair.serverSession.respond(r -> {
+            handled.incrementAndGet();
+            return Mono.just(ascii("early"));
+        }, 4);
         for (int round = 0; round < 80; round++) {
+            int asked = round + 1;
             boolean cancel = round % 2 == 1;
             List<String> got = new CopyOnWriteArrayList<>();
             AtomicReference<ByteBuf> seen = new AtomicReference<>();
@@ -132,7 +137,8 @@ class BufferOwnershipTest {
                 }
             };
             pair.client.request(ascii("q")).subscribe(lazy);
-            // answered: no request of the client's waits for its response any more
+            // handled (so the client holds the request as waiting), then answered: none waits any more
+            await().pollInterval(Duration.ofMillis(1)).atMost(TIMEOUT).until(() -> handled.get() == asked);
             await().pollInterval(Duration.ofMillis(1)).atMost(TIMEOUT)
                     .until(() -> pair.client.toString().contains(", requests 0,"));
             assertThat(got).isEmpty();
