@@ -31,35 +31,56 @@ final class Requests {
     private int nextCorrelationId = 1;
 
     /**
-     * One request, from subscription to answer: its own subscription, the task that sends it on the event loop, and
-     * the owner of its answer, which it releases once the subscriber's {@code onNext} returns (the library's rule,
-     * {@link ReleaseAfterNext}) or, if the subscriber cancels first, at once. One object per request where {@code
-     * Mono.create} and a releasing subscriber made seven.
+     * One request, from subscription to answer: the Mono {@link #request} returns, its subscription, the task that
+     * sends it on the event loop, and the owner of its answer, which it releases once the subscriber's {@code onNext}
+     * returns (the library's rule, {@link ReleaseAfterNext}) or, if the subscriber cancels first, at once. One object
+     * per request where {@code Mono.create} and a releasing subscriber made eight. The request's buffer is handed
+     * over once, so the Mono sends it once: a second subscription fails as a released buffer does, even while the first
+     * has not sent it yet (it used to send the same buffer twice then).
      *
      * <p>Thread safety: {@link #request} and {@link #cancel} from any thread; the answer from the event loop. The
      * state word orders them: the answer is emitted once both it and a request for it are there, and never after a
      * cancel.
      */
-    private static final class Pending implements Subscription, Runnable {
+    private static final class Pending extends Mono<ByteBuf> implements Subscription, Runnable {
         private static final int REQUESTED = 1;
         private static final int HAS_VALUE = 2;
         private static final int CANCELLED = 4;
         private static final int DONE = 8;
+        private static final int SUBSCRIBED = 16;
         private static final AtomicIntegerFieldUpdater<Pending> STATE =
                 AtomicIntegerFieldUpdater.newUpdater(Pending.class, "state");
 
         private final Requests owner;
-        private final CoreSubscriber<? super ByteBuf> actual;
+        private CoreSubscriber<? super ByteBuf> actual;
         private ByteBuf request;
         private ByteBuf answer;
         private volatile int state;
         long octets;
         long sent;
 
-        Pending(Requests owner, CoreSubscriber<? super ByteBuf> actual, ByteBuf request) {
+        Pending(Requests owner, ByteBuf request) {
             this.owner = owner;
-            this.actual = actual;
             this.request = request;
+        }
+
+        @Override
+        public void subscribe(CoreSubscriber<? super ByteBuf> actual) {
+            if ((STATE.getAndUpdate(this, s -> s | SUBSCRIBED) & SUBSCRIBED) != 0) {
+                // its buffer went with the first subscription: the error a released buffer gets
+                Operators.error(actual, MessagingEngine.released("request"));
+                return;
+            }
+            this.actual = actual;
+            actual.onSubscribe(this);
+            if (request.refCnt() == 0) {
+                request = null;
+                fail(MessagingEngine.released("request"));
+            } else if (owner.loop.inEventLoop()) {
+                run();
+            } else {
+                owner.loop.execute(this);
+            }
         }
 
         /** On the event loop: sends the request (a cancelled request still goes, and its answer is dropped). */
@@ -163,28 +184,6 @@ final class Requests {
         }
     }
 
-    /** {@link #request}'s Mono: each subscription sends the request once (the buffer is handed over once). */
-    private final class RequestMono extends Mono<ByteBuf> {
-        private final ByteBuf request;
-
-        RequestMono(ByteBuf request) {
-            this.request = request;
-        }
-
-        @Override
-        public void subscribe(CoreSubscriber<? super ByteBuf> actual) {
-            Pending p = new Pending(Requests.this, actual, request);
-            actual.onSubscribe(p);
-            if (request.refCnt() == 0) {
-                p.fail(MessagingEngine.released("request"));
-            } else if (loop.inEventLoop()) {
-                p.run();
-            } else {
-                loop.execute(p);
-            }
-        }
-    }
-
     Requests(MessagingEngine engine, EventLoop loop, CreditWindow window, long maxMessageSize, int maxQueued) {
         this.engine = engine;
         this.loop = loop;
@@ -198,7 +197,7 @@ final class Requests {
      * onNext} runs, released when it returns (as {@link ReleaseAfterNext} does). Any thread.
      */
     Mono<ByteBuf> request(ByteBuf request) {
-        return new RequestMono(request);
+        return new Pending(this, request);
     }
 
     private void send(ByteBuf request, Pending p) {
