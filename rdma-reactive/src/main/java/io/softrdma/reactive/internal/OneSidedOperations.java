@@ -55,6 +55,11 @@ public final class OneSidedOperations {
         this.recorder = recorder;
     }
 
+    /** Whether operations are timed: only for a recorder that records. */
+    private boolean timed() {
+        return recorder != RdmaMetricsRecorder.NONE;
+    }
+
     /**
      * Posts the work request {@code build} makes, once, on the event loop, and completes {@code sink}
      * with its completion: {@code region} is closed and {@code owned} released afterwards — never
@@ -106,7 +111,8 @@ public final class OneSidedOperations {
 
         private final RdmaMetricsRecorder.Operation kind;
         private final long octets;
-        private final long subscribed = System.nanoTime();
+        /** When it began, for the recorder's timing; not read (the clock costs a call per operation) without one. */
+        private final long subscribed = timed() ? System.nanoTime() : 0;
 
         OperationSink(RdmaMetricsRecorder.Operation kind, long octets, MonoSink<T> sink, MemoryRegion region,
                 ByteBuf owned) {
@@ -172,7 +178,9 @@ public final class OneSidedOperations {
                     result = (T) Long.valueOf(c.atomicOriginalValue());
                 }
                 release();
-                recorder.operation(kind, octets, System.nanoTime() - subscribed, true);
+                if (timed()) {
+                    recorder.operation(kind, octets, System.nanoTime() - subscribed, true);
+                }
                 if (cancelled) {
                     ReferenceCountUtil.release(result);
                 } else if (result != null) {
@@ -197,7 +205,9 @@ public final class OneSidedOperations {
                 posted = false;
             }
             release();
-            recorder.operation(kind, 0, System.nanoTime() - subscribed, false);
+            if (timed()) {
+                recorder.operation(kind, 0, System.nanoTime() - subscribed, false);
+            }
             if (!cancelled) {
                 sink.error(cause);
             }

@@ -223,7 +223,7 @@ final class Requests {
             nextCorrelationId = 1;
         }
         p.octets = request.readableBytes();
-        p.sent = System.nanoTime();
+        p.sent = timed() ? System.nanoTime() : 0; // the clock costs a call per request: only for a recorder
         pending.put(id, p);
         // The response needs a posted buffer: one more unit of demand.
         window.demand(1);
@@ -235,7 +235,7 @@ final class Requests {
     void answered(MessageType type, int id, ByteBuf message) {
         Pending p = pending.remove(id);
         window.delivered();
-        if (p != null) {
+        if (p != null && timed()) {
             engine.recorder().operation(RdmaMetricsRecorder.Operation.REQUEST, p.octets, System.nanoTime() - p.sent,
                     type == MessageType.RESPONSE);
         }
@@ -254,10 +254,17 @@ final class Requests {
     /** The session ended: every request still waiting fails with {@code cause}. */
     void end(Throwable cause) {
         pending.forEach((id, p) -> {
-            engine.recorder().operation(RdmaMetricsRecorder.Operation.REQUEST, 0, System.nanoTime() - p.sent, false);
+            if (timed()) {
+                engine.recorder().operation(RdmaMetricsRecorder.Operation.REQUEST, 0, System.nanoTime() - p.sent,
+                        false);
+            }
             p.fail(cause);
         });
         pending.clear();
+    }
+
+    private boolean timed() {
+        return engine.recorder() != RdmaMetricsRecorder.NONE;
     }
 
     int waiting() {
