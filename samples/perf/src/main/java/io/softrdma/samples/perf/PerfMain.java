@@ -31,8 +31,14 @@ public final class PerfMain {
     static final String CLIENT_THREADS = "rdma-client";
     /** Most of the path is compiled during the first test's warm-up, so that one lasts longer. */
     static final int FIRST_WARMUP_FACTOR = 3;
-    /** Round trips before latencies are recorded. */
-    private static final int LATENCY_WARMUP = 2_000;
+    /**
+     * Round trips before latencies are recorded: past HotSpot's C2 thresholds (Tier4CompileThreshold 15,000), since a
+     * round trip one at a time runs code the bandwidth phase did not make hot. With 2,000, C2 compiled it during the
+     * measured round trips, and pinned to one CPU ({@code taskset -c 0}) the compiler's thread took that CPU from the
+     * event loops: the 64 B Read's p99 came out 2-2.3 times raw TCP's; with 20,000, 0.83-1.36 times in six runs of
+     * seven (docs/benchmarks.md).
+     */
+    private static final int LATENCY_WARMUP = 20_000;
     /** The size of the request that stands for a Read Request in the TCP reference (RFC 5040 §4.4: 28). */
     private static final int READ_REQUEST = 28;
 
