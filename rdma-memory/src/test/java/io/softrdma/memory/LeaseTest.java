@@ -172,6 +172,24 @@ class LeaseTest {
         good.incrementAndGet();
     }
 
+    /** leasedRegion answers at once from a lease already held, and nothing before it or after it ended. */
+    @Test
+    void leasedRegionIsThereOnlyWhileAUsableLeaseIsHeld() {
+        fixture = new Fixture(server(Duration.ofSeconds(30)), c -> c.credential("app"));
+        ServerRegion owned = fixture.server.region("r");
+        owned.putLong(8, 5);
+        assertThat(fixture.client.leasedRegion("r", "r")).as("never resolved").isEmpty();
+        RemoteRegion resolved = fixture.region("r");
+        RemoteRegion leased = fixture.client.leasedRegion("r", "r").orElseThrow();
+        assertThat(leased.getLong(8).block(TIMEOUT)).isEqualTo(5);
+        assertThat(leased.server()).isEqualTo(resolved.server());
+        assertThat(owned.revoke()).isEqualTo(1);
+        assertThatThrownBy(() -> leased.getLong(8).block(TIMEOUT)).isInstanceOf(RegionRevokedException.class);
+        assertThat(fixture.client.leasedRegion("r", "r")).as("the revoked lease was dropped").isEmpty();
+        assertThat(fixture.client.region("r").flatMap(r -> r.getLong(8)).block(TIMEOUT)).isEqualTo(5);
+        assertThat(fixture.client.leasedRegion("r", "r")).as("resolved again").isPresent();
+    }
+
     @Test
     void aReleasedLeaseEndsAtOnceAndTheHandleResolvesAgain() {
         fixture = new Fixture(server(Duration.ofSeconds(30)), c -> c.credential("app"));
