@@ -290,6 +290,9 @@ public final class OneSidedGet {
             q.listener.answered();
             T value = found;
             found = null;
+            if (isCancelled()) {
+                return; // cancelled after the last Read was judged: no signal (a value is plain data, not released)
+            }
             if (value == null) {
                 actual.onComplete();
             } else {
