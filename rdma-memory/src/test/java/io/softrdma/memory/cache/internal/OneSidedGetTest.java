@@ -60,6 +60,38 @@ class OneSidedGetTest {
                 maxRetries, listener).doFinally(s -> k.release());
     }
 
+    /** Cancelled while its Read is out: the Read is cancelled, no other is issued, nothing is signalled. */
+    @Test
+    void cancellingALookupCancelsItsReadAndIssuesNoOther() {
+        put("a", "alpha", 0);
+        java.util.List<Long> offsets = new java.util.concurrent.CopyOnWriteArrayList<>();
+        AtomicInteger cancelled = new AtomicInteger();
+        OneSidedGet.Reader never = (offset, length) -> {
+            offsets.add(offset);
+            return Mono.<ByteBuf>never().doOnCancel(cancelled::incrementAndGet);
+        };
+        reactor.core.Disposable lookup = get(never, "a", 3).subscribe();
+        assertThat(offsets).as("the bucket's Read, out").hasSize(1);
+        lookup.dispose();
+        assertThat(cancelled).hasValue(1);
+        assertThat(offsets).as("no other Read").hasSize(1);
+    }
+
+    /** Each subscription runs its own lookup, with Reads of its own: the Mono can be retried or repeated. */
+    @Test
+    void eachSubscriptionReadsAnew() {
+        put("a", "alpha", 0);
+        AtomicInteger reads = new AtomicInteger();
+        ByteBuf k = bytes("a");
+        Mono<String> once = OneSidedGet.lookup((offset, length) -> {
+            reads.incrementAndGet();
+            return copy(offset, length);
+        }, table.layout(), k, 0, now::get, v -> v.toString(StandardCharsets.UTF_8), 3, listener);
+        StepVerifier.create(once.repeat(2)).expectNext("alpha", "alpha", "alpha").verifyComplete();
+        k.release();
+        assertThat(reads).as("bucket and entry, three times").hasValue(6);
+    }
+
     @Test
     void hitMissAndExpiry() {
         put("a", "alpha", 0);
