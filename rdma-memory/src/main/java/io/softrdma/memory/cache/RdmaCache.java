@@ -121,10 +121,6 @@ public final class RdmaCache<K, V> {
         this.hints = b.hints == 0 ? null : new LocationHints(b.hints);
     }
 
-    private long hint(ByteBuf key) {
-        return hints == null ? 0 : hints.get(KeyHash.of(key));
-    }
-
     /** A client of the cache {@code name} on {@code memory}'s servers, JSON for keys and values unless told. */
     public static <K, V> Builder<K, V> builder(RemoteMemory memory, String name, Class<K> keyType,
                                                Class<V> valueType) {
@@ -202,8 +198,7 @@ public final class RdmaCache<K, V> {
         if (layout == null) {
             return resolvingGet(k);
         }
-        ByteBuf key = Unpooled.wrappedBuffer(k);
-        return OneSidedGet.lookup(r::read, layout, key, hint(key), millis, decoder, retries, listener)
+        return lookup(r, layout, k)
                 .onErrorResume(e -> !(e instanceof TornReadException), e -> {
                     layouts.remove(r.server()); // the owner may have restarted with another table
                     return leaseOrConnectionLost(e) || e instanceof StaleLayoutException
@@ -211,12 +206,18 @@ public final class RdmaCache<K, V> {
                 });
     }
 
-    private Mono<V> resolvingGet(byte[] k) {
+    /** The one-sided lookup of key {@code k} in {@code r}'s table, from its hint if it has one. */
+    private Mono<V> lookup(RemoteRegion r, TableLayout layout, byte[] k) {
         ByteBuf key = Unpooled.wrappedBuffer(k);
+        long hash = KeyHash.of(key);
+        return OneSidedGet.lookup(r::read, layout, key, hash, hints == null ? 0 : hints.get(hash), millis, decoder,
+                retries, listener);
+    }
+
+    private Mono<V> resolvingGet(byte[] k) {
         return memory.region(region, k)
                 .flatMap(r -> layout(r)
-                        .flatMap(layout -> OneSidedGet.lookup(r::read, layout, key, hint(key), millis, decoder,
-                                retries, listener))
+                        .flatMap(layout -> lookup(r, layout, k))
                         .doOnError(e -> {
                             if (!(e instanceof TornReadException)) {
                                 layouts.remove(r.server()); // the owner may have restarted with another table

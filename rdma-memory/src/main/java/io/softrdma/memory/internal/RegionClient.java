@@ -27,6 +27,11 @@ import reactor.util.retry.Retry;
  * One named region on one server as the client uses it: the current lease (resolved, renewed, dropped when revoked)
  * and every operation of {@link io.softrdma.memory.RemoteRegion}, each run on the lease's session.
  *
+ * <p>Why this class is long: the lease's life (resolve, renew, forget) and the operations that use it are one concern —
+ * every operation takes the current lease, checks its rights and bounds, and turns a failure into "revoked, resolve
+ * again" or a typed error by the same rules ({@code op}); the versioned records' retry loop lives in {@code
+ * RecordClient}.
+ *
  * <p>Thread safety: any thread. The lease is a volatile reference replaced whole; concurrent resolutions share one
  * request.
  */

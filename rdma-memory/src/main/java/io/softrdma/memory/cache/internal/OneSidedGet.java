@@ -75,7 +75,17 @@ public final class OneSidedGet {
      */
     public static <T> Mono<T> lookup(Reader reader, TableLayout layout, ByteBuf key, long hint, LongSupplier clock,
                                      Function<ByteBuf, T> decode, int maxRetries, Listener listener) {
-        return new Lookup<>(reader, layout, key, hint, clock, decode, maxRetries, listener);
+        return lookup(reader, layout, key, KeyHash.of(key), hint, clock, decode, maxRetries, listener);
+    }
+
+    /**
+     * As {@link #lookup(Reader, TableLayout, ByteBuf, long, LongSupplier, Function, int, Listener)}, for a caller that
+     * has the key's hash ({@link KeyHash#of}) already, having used it to find the hint.
+     */
+    public static <T> Mono<T> lookup(Reader reader, TableLayout layout, ByteBuf key, long hash, long hint,
+                                     LongSupplier clock, Function<ByteBuf, T> decode, int maxRetries,
+                                     Listener listener) {
+        return new Lookup<>(reader, layout, key, hash, hint, clock, decode, maxRetries, listener);
     }
 
     /** The lookup's parameters; each subscriber gets a {@link Run} of its own. */
@@ -94,12 +104,12 @@ public final class OneSidedGet {
         final int maxRetries;
         final Listener listener;
 
-        Lookup(Reader reader, TableLayout layout, ByteBuf key, long hint, LongSupplier clock,
+        Lookup(Reader reader, TableLayout layout, ByteBuf key, long hash, long hint, LongSupplier clock,
                Function<ByteBuf, T> decode, int maxRetries, Listener listener) {
             this.reader = reader;
             this.layout = layout;
             this.key = key;
-            this.hash = KeyHash.of(key);
+            this.hash = hash;
             this.bucketOffset = layout.bucketOffset(KeyHash.bucket(hash, layout.bucketCount()));
             this.tag = KeyHash.tag(hash);
             this.hintOffset = hint >>> 32;
@@ -131,10 +141,13 @@ public final class OneSidedGet {
         private static final int ENTRY = 2;
 
         private final Lookup<T> q;
-        /** The slots with the key's tag in the bucket last read: offset, length and stamp of each. */
-        private final long[] slotOffsets = new long[SLOTS];
-        private final int[] slotLengths = new int[SLOTS];
-        private final int[] slotStamps = new int[SLOTS];
+        /**
+         * The slots with the key's tag in the bucket last read: offset, length and stamp of each. Made when a bucket
+         * is read: a GET its hint answers needs none.
+         */
+        private long[] slotOffsets;
+        private int[] slotLengths;
+        private int[] slotStamps;
         private int slotCount;
         private int slot;
         private int stage;
@@ -228,6 +241,11 @@ public final class OneSidedGet {
         }
 
         private void judgeBucket(ByteBuf bucket) {
+            if (slotOffsets == null) {
+                slotOffsets = new long[SLOTS];
+                slotLengths = new int[SLOTS];
+                slotStamps = new int[SLOTS];
+            }
             slotCount = candidates(bucket, q.layout, q.tag, slotOffsets, slotLengths, slotStamps);
             slot = 0;
             if (slotCount == 0) {

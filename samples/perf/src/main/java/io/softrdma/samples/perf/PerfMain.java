@@ -25,6 +25,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * Fetch-and-Add and Compare-and-Swap on one word, rate and latency, each next to raw TCP measured the same
  * way in the same run. Runs server and client in one process on 127.0.0.1, or one side per process
  * ({@code --server --port P}, {@code --connect HOST:PORT}).
+ *
+ * <p>Why this class is long: it is the benchmark's driver — for every test and size, the SoftRDMA phase and the raw-TCP
+ * phase after it with the same warm-ups, budgets and checks, and the verbs, reactive and RSocket suites' dispatch —
+ * kept in one place so that both stacks of a row are measured alike; what each phase does lives in {@code
+ * RdmaPerfClient}, {@code TcpBaseline}, {@code ReactivePerf}, {@code RsocketPerf} and {@code CachePerf}.
  */
 public final class PerfMain {
     static final String SERVER_THREADS = "rdma-server";
