@@ -64,6 +64,41 @@ class SteadyStateAllocationTest {
         assertThat(perFpdu).as("heap octets allocated per FPDU decoded").isLessThan(1.0);
     }
 
+    /**
+     * Two FPDUs of 1,500 octets cut into three reads, each FPDU across two of them: the decoder chains the reads
+     * (issue 18: Netty's composite cumulation allocated a component, slices and the composite itself).
+     */
+    @Test
+    void decodingFpdusAcrossReadsAllocatesNothing() throws Exception {
+        long[] delivered = {0};
+        double perFpdu = onEventLoopThread(() -> {
+            byte[] wire = FpduTestSupport.encode(true, false, java.util.List.of(FpduTestSupport.pattern(1500, 1),
+                    FpduTestSupport.pattern(1500, 2)));
+            ByteBuf stream = PooledByteBufAllocator.DEFAULT.directBuffer(wire.length).writeBytes(wire);
+            int[] cuts = {0, 700, 2300, wire.length};
+            EmbeddedChannel ch = channel(new FpduDecoder(true, false), new ChannelInboundHandlerAdapter() {
+                @Override
+                public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                    delivered[0]++;
+                    ((ByteBuf) msg).release();
+                }
+            });
+            try {
+                return allocatedPerOperation(() -> {
+                    for (int i = 0; i + 1 < cuts.length; i++) {
+                        ch.pipeline().fireChannelRead(stream.retainedSlice(cuts[i], cuts[i + 1] - cuts[i]));
+                        ch.pipeline().fireChannelReadComplete();
+                    }
+                }) / 2;
+            } finally {
+                stream.release();
+                ch.finishAndReleaseAll();
+            }
+        });
+        assertThat(delivered[0]).as("FPDUs delivered").isEqualTo(2L * (WARMUP + MEASURED));
+        assertThat(perFpdu).as("heap octets allocated per FPDU decoded across two reads").isLessThan(1.0);
+    }
+
     private static EmbeddedChannel channel(io.netty.channel.ChannelHandler... handlers) {
         EmbeddedChannel ch = new EmbeddedChannel();
         ch.config().setAllocator(PooledByteBufAllocator.DEFAULT);

@@ -76,6 +76,8 @@ public final class Crc32c {
         }
         if (buf.hasArray()) {
             crc.update(buf.array(), buf.arrayOffset() + index, length);
+        } else if (buf instanceof ChainedByteBuf chain) {
+            updateChain(chain, index, length);
         } else if (length <= COPY_LIMIT) {
             ByteBufCopy.getBytes(buf, index, scratch, 0, length);
             crc.update(scratch, 0, length);
@@ -110,6 +112,17 @@ public final class Crc32c {
                 }
                 windows.forget(window);
             }
+        }
+    }
+
+    /** Piece by piece: each is a read buffer, reached without a view of its own. */
+    private void updateChain(ChainedByteBuf chain, int index, int length) {
+        for (int i = chain.pieceAt(index); length > 0; i++) {
+            int start = chain.pieceStart(i);
+            int n = Math.min(length, start + chain.pieceLength(i) - index);
+            update(chain.piece(i), chain.pieceOffset(i) + index - start, n);
+            index += n;
+            length -= n;
         }
     }
 

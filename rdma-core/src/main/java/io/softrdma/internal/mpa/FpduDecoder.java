@@ -1,8 +1,6 @@
 package io.softrdma.internal.mpa;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.CompositeByteBuf;
-import io.netty.buffer.WrappedByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.util.internal.logging.InternalLogger;
@@ -17,8 +15,8 @@ import java.util.List;
  * the payload is not copied here, only by the layer that places it. (A ULPDU with Markers inside it
  * is the exception: it is copied out around them.)
  *
- * <p>Reads are cumulated without copying (a composite of the socket buffers), so an FPDU split across
- * reads costs no copy either; many FPDUs in one read are handed on one by one.
+ * <p>Reads are cumulated without copying (a chain of the socket buffers, {@link ChainedByteBuf}), so an FPDU
+ * split across reads costs no copy and no allocation either; many FPDUs in one read are handed on one by one.
  *
  * <p>An FPDU whose CRC does not match, whose ULPDU_Length exceeds what a sender may post (64768, §3),
  * or whose Markers do not point to its ULPDU_Length field is reported as an {@link FpduException}
@@ -54,7 +52,7 @@ public final class FpduDecoder extends ByteToMessageDecoder {
     public FpduDecoder(boolean crcEnabled, boolean markers) {
         this.crcEnabled = crcEnabled;
         this.markers = markers;
-        setCumulator(COMPOSITE_CUMULATOR);
+        setCumulator(CHAINING);
     }
 
     /** A decoder for this endpoint's side of a negotiated connection. */
@@ -134,7 +132,9 @@ public final class FpduDecoder extends ByteToMessageDecoder {
         int ulpduIndex = start + leading + FpduCodec.LENGTH_FIELD_LENGTH;
         ByteBuf ulpdu = markerInsideUlpdu(fpduStart, ulpduLength, innerMarkers)
                 ? extractAroundMarkers(ctx, in, start, position, fpduStart, ulpduLength)
-                : retainedSlice(in, ulpduIndex, ulpduLength);
+                // A recycled slice of the read buffer when the ULPDU lies within one read (a chain slices its
+                // pieces so), a pooled chain of the reads it spans otherwise.
+                : in.retainedSlice(ulpduIndex, ulpduLength);
         in.skipBytes(wireLength);
         streamPosition = position + wireLength;
         fpdusReceived++;
@@ -147,29 +147,20 @@ public final class FpduDecoder extends ByteToMessageDecoder {
     }
 
     /**
-     * A retained slice of the cumulation. A slice of a composite is a new object each time, so a ULPDU
-     * that lies within one read buffer is sliced from that buffer itself: a recycled pooled slice. A
-     * read buffer under leak tracking (a {@link WrappedByteBuf}) is sliced through the composite, so
-     * that the tracker sees the release.
+     * Cumulates reads without copying them and without allocating: a read that leaves part of an FPDU behind is
+     * chained to the next one ({@link ChainedByteBuf}), and the chain grows by a piece per read until its
+     * pieces are read out.
      */
-    private static ByteBuf retainedSlice(ByteBuf in, int index, int length) {
-        if (in instanceof CompositeByteBuf composite && length > 0) {
-            int component = composite.toComponentIndex(index);
-            int offset = index - composite.toByteIndex(component);
-            ByteBuf part = composite.internalComponent(component);
-            // The component is the read buffer itself when it spans all of it, else a slice of it.
-            ByteBuf readBuffer = part.unwrap() == null ? part : part.unwrap();
-            if (!(part instanceof WrappedByteBuf) && !(readBuffer instanceof WrappedByteBuf)
-                    && offset + length <= part.capacity() && part.hasMemoryAddress()
-                    && readBuffer.hasMemoryAddress()) {
-                long readIndex = part.memoryAddress() + offset - readBuffer.memoryAddress();
-                if (readIndex >= 0 && readIndex + length <= readBuffer.capacity()) {
-                    return readBuffer.retainedSlice((int) readIndex, length);
-                }
-            }
+    private static final Cumulator CHAINING = (alloc, cumulation, in) -> {
+        if (cumulation instanceof ChainedByteBuf chain && chain.refCnt() == 1) {
+            return chain.append(in);
         }
-        return in.retainedSlice(index, length);
-    }
+        if (!cumulation.isReadable()) {
+            cumulation.release();
+            return in;
+        }
+        return ChainedByteBuf.newInstance().append(cumulation).append(in);
+    };
 
     /** Whether a Marker falls between the first and the last octet of the ULPDU. */
     private static boolean markerInsideUlpdu(long fpduStart, int ulpduLength, int innerMarkers) {
