@@ -29,7 +29,7 @@ for t in "${targets[@]}"; do
     log="$logs/$t.log"
     # Netty's leak detector at SIMPLE with every buffer sampled: leak-tracked buffers stay wrapped (the decoders'
     # wrapper-aware paths), without PARANOID's access records, which cost some 4x in executions.
-    JAZZER_FUZZ=1 ./mvnw -B -o -q -pl fuzz test -Dtest="$t" -Djazzer.max_duration="$duration" \
+    JAZZER_FUZZ=1 ./mvnw -B -o -q -pl fuzz -am test -Dtest="$t" -Djazzer.max_duration="$duration" \
         -Dnetty.leak.level=SIMPLE -Dio.netty.leakDetection.samplingInterval=1 -Dsurefire.failIfNoSpecifiedTests=false \
         ${FUZZ_MVN_ARGS:-} > "$log" 2>&1
     rc=$?

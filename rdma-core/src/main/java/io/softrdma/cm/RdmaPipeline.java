@@ -30,8 +30,8 @@ public final class RdmaPipeline {
     public static final WriteBufferWaterMark WATER_MARK = new WriteBufferWaterMark(512 * 1024, 2 * 1024 * 1024);
     /**
      * Reads into 64 KiB buffers, not into buffers sized to recent reads: an FPDU split across two
-     * reads must be cumulated (and sliced from a composite, an allocation), and with large buffers
-     * that happens once per 64 KiB at most, not once per small read.
+     * reads must be cumulated (chained, and read piece by piece), and with large buffers that
+     * happens once per 64 KiB at most, not once per small read.
      */
     public static final FixedRecvByteBufAllocator READ_BUFFERS = new FixedRecvByteBufAllocator(64 * 1024);
 

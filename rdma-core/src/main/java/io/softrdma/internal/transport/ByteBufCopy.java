@@ -24,7 +24,7 @@ import java.nio.ByteOrder;
  * absolute {@code getLong}s (short ranges) or addressed through a {@link ByteBuffer} view its owner made once
  * (a region's), with absolute bulk operations; a buffer confined to the caller's event loop (a received
  * buffer, a buffer it just allocated) is reached through the thread's {@link MemoryWindows}. A source in pieces (a
- * composite) is copied by Netty, piece by piece, into a wrapper of the shared view that belongs to the calling
+ * chain of reads) is copied by Netty, piece by piece, into a wrapper of the shared view that belongs to the calling
  * thread (each thread keeps a few).
  *
  * <p>Thread safety: any thread; each method is as safe as its arguments' stated confinement.
@@ -98,7 +98,7 @@ public final class ByteBufCopy {
             }
         }
         if (dstView.isDirect()) {
-            // A source in pieces (an FPDU across two reads: a slice of the decoder's composite). Netty copies each
+            // A source in pieces (an FPDU across two reads: the decoder's chain of them). Netty copies each
             // piece into the destination's internal NIO buffer with an absolute put: allocation-free when that
             // destination is this thread's own wrapper of the view.
             src.getBytes(srcIndex, Wrappers.LOCAL.get().of(dstView), dstIndex, length);
