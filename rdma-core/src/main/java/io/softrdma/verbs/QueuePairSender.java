@@ -2,7 +2,6 @@ package io.softrdma.verbs;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
@@ -21,6 +20,7 @@ import io.softrdma.internal.rdmap.ImmediateDataCodec;
 import io.softrdma.internal.rdmap.ReadRequestCodec;
 import io.softrdma.internal.rdmap.TerminateCause;
 import io.softrdma.internal.rdmap.TerminateCodec;
+import io.softrdma.internal.transport.BarrierPromise;
 import io.softrdma.internal.transport.MemoryWindows;
 import io.softrdma.internal.transport.PipelineNames;
 import io.softrdma.internal.transport.WriteBarrier;
@@ -88,11 +88,11 @@ final class QueuePairSender {
     /** The highest send-queue position whose Send or Write is fully emitted. */
     private long emittedUpTo = -1;
     private long promisedUpTo = -1;
-    /** Send-queue positions each outstanding flush promise covers; at most one per send-queue entry. */
-    private final long[] batches;
-    private int batchHead;
-    private int batchTail;
-    private final ChannelFutureListener batchListener = this::batchWritten;
+    /** The promise of the one {@link WriteBarrier} on its way at a time, armed again for each. */
+    private BarrierPromise barrier;
+    /** Whether a barrier is on its way, and the Sends and Writes emitted up to which it completes. */
+    private boolean barrierOutstanding;
+    private long barrierUpTo;
     /** Zero-length messages due ahead of everything else, at the next message boundary. */
     private boolean zeroLengthWriteDue;
     private boolean readRtrDue;
@@ -109,7 +109,6 @@ final class QueuePairSender {
 
     QueuePairSender(DefaultQueuePair qp) {
         this.qp = qp;
-        this.batches = new long[qp.sq.length + 1];
     }
 
     void attach(ChannelHandlerContext ctx, int mulpdu, boolean crc) {
@@ -118,6 +117,7 @@ final class QueuePairSender {
         this.encoder = (FpduEncoder) ctx.pipeline().get(PipelineNames.FPDU_ENCODER);
         this.encoderCtx = encoder != null && encoderIsNextOutbound(ctx) ? ctx.pipeline().context(encoder) : null;
         this.voidPromise = ctx.channel().unsafe().voidPromise();
+        this.barrier = new BarrierPromise(ctx.channel(), this::batchWritten);
         this.taggedPayload = mulpdu - TaggedHeaderCodec.LENGTH;
         this.untaggedPayload = mulpdu - UntaggedHeaderCodec.LENGTH;
     }
@@ -155,7 +155,7 @@ final class QueuePairSender {
     }
 
     boolean idle() {
-        return current == Current.NONE && pending == null && batchHead == batchTail;
+        return current == Current.NONE && pending == null && !barrierOutstanding;
     }
 
     void stop() {
@@ -536,7 +536,8 @@ final class QueuePairSender {
     /**
      * Writes the last segment and flushes. If that completes Sends or Writes (§5.5 rule 14: once TCP
      * took them), they complete at once when the flush handed everything to TCP — the usual case, at
-     * no cost — and otherwise when a {@link WriteBarrier} written after them is, which costs a promise.
+     * no cost — and otherwise when a {@link WriteBarrier} written after them is (its promise is the sender's one
+     * {@link BarrierPromise}, armed again for each barrier).
      */
     void flush() {
         GatheredUlpdu last = pending;
@@ -546,11 +547,11 @@ final class QueuePairSender {
         pending = null;
         write(last);
         ctx.flush();
-        if (batchHead == batchTail) {
+        if (!barrierOutstanding) {
             promiseEmitted();
         }
         // Else a barrier is on its way: when it is written, what was emitted since is seen to (batchWritten), so at
-        // most one barrier, and one promise, is outstanding however many flushes leave bytes queued.
+        // most one barrier is outstanding however many flushes leave bytes queued.
     }
 
     /**
@@ -571,10 +572,9 @@ final class QueuePairSender {
                 qp.exit();
             }
         } else {
-            ChannelPromise promise = ctx.newPromise();
-            batches[batchTail++ % batches.length] = upTo;
-            promise.addListener(batchListener);
-            ctx.writeAndFlush(WriteBarrier.INSTANCE, promise);
+            barrierOutstanding = true;
+            barrierUpTo = upTo;
+            ctx.writeAndFlush(WriteBarrier.INSTANCE, barrier.arm());
         }
     }
 
@@ -585,13 +585,14 @@ final class QueuePairSender {
                 && (encoder == null || !encoder.isHolding());
     }
 
-    private void batchWritten(ChannelFuture future) {
-        long upTo = batches[batchHead++ % batches.length];
-        if (future.isSuccess() && !stopped) {
+    private void batchWritten(boolean success) {
+        long upTo = barrierUpTo;
+        barrierOutstanding = false;
+        if (success && !stopped) {
             qp.enter();
             try {
                 qp.sendsWritten(upTo);
-                if (pending == null && batchHead == batchTail) {
+                if (pending == null) {
                     // What was flushed while this barrier was outstanding (a segment still pending waits for its
                     // own flush, which promises it).
                     promiseEmitted();
