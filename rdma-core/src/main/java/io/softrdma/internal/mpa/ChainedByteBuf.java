@@ -301,50 +301,26 @@ final class ChainedByteBuf extends AbstractReferenceCountedByteBuf {
         return this;
     }
 
+    // Octets to streams and channels: on no SoftRDMA path, so through one merged copy.
+
     @Override
     public ByteBuf getBytes(int index, OutputStream out, int length) throws IOException {
-        checkIndex(index, length);
-        for (int i = pieceAt(index); length > 0; i++) {
-            int n = Math.min(length, ends[i] - index);
-            pieces[i].getBytes(offsets[i] + index - pieceStart(i), out, n);
-            index += n;
-            length -= n;
-        }
+        byte[] bytes = new byte[length];
+        getBytes(index, bytes, 0, length);
+        out.write(bytes);
         return this;
     }
 
     @Override
     public int getBytes(int index, GatheringByteChannel out, int length) throws IOException {
         checkIndex(index, length);
-        int written = 0;
-        for (int i = pieceAt(index); length > 0; i++) {
-            int n = Math.min(length, ends[i] - index);
-            int w = pieces[i].getBytes(offsets[i] + index - pieceStart(i), out, n);
-            written += w;
-            if (w < n) {
-                break;
-            }
-            index += n;
-            length -= n;
-        }
-        return written;
+        return out.write(nioBuffer(index, length));
     }
 
     @Override
     public int getBytes(int index, FileChannel out, long position, int length) throws IOException {
         checkIndex(index, length);
-        int written = 0;
-        for (int i = pieceAt(index); length > 0; i++) {
-            int n = Math.min(length, ends[i] - index);
-            int w = pieces[i].getBytes(offsets[i] + index - pieceStart(i), out, position + written, n);
-            written += w;
-            if (w < n) {
-                break;
-            }
-            index += n;
-            length -= n;
-        }
-        return written;
+        return out.write(nioBuffer(index, length), position);
     }
 
     @Override

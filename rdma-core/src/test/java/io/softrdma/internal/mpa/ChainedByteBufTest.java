@@ -6,13 +6,20 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.Unpooled;
+import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.ReadOnlyBufferException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.GatheringByteChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The chain the FPDU decoder cumulates reads in: every read of it agrees with the same octets in one buffer,
@@ -129,6 +136,32 @@ class ChainedByteBufTest {
         byte[] out = new byte[length];
         buf.getBytes(0, out);
         return out;
+    }
+
+    @Test
+    void streamsAndChannelsGetTheSameOctets(@TempDir Path dir)
+            throws Exception {
+        ChainedByteBuf chain = chain();
+        ByteBuf all = expected();
+        try {
+            ByteArrayOutputStream stream = new ByteArrayOutputStream();
+            chain.getBytes(3, stream, 20);
+            assertThat(stream.toByteArray()).isEqualTo(bytes(all.slice(3, 20), 20));
+            Path file = dir.resolve("octets");
+            try (FileChannel channel = FileChannel.open(file,
+                    StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
+                assertThat(chain.getBytes(6, (GatheringByteChannel) channel, 10)).isEqualTo(10);
+                assertThat(chain.getBytes(0, channel, 10L, 5)).isEqualTo(5);
+            }
+            byte[] want = new byte[15];
+            all.getBytes(6, want, 0, 10);
+            all.getBytes(0, want, 10, 5);
+            assertThat(Files.readAllBytes(file)).isEqualTo(want);
+            assertThat(chain.nioBuffers(0, chain.capacity())).hasSize(PIECES.length);
+            assertThat(chain.nioBufferCount()).isEqualTo(PIECES.length);
+        } finally {
+            chain.release();
+        }
     }
 
     @Test
