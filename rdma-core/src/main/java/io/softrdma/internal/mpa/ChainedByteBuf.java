@@ -30,6 +30,9 @@ import java.util.Arrays;
  * zero; {@link #append} takes the caller's reference. Indexes are the chain's own, from 0 at its first piece's
  * first octet; {@link #discardSomeReadBytes()} drops pieces read to the end and shifts them.
  *
+ * <p>Why this class is long: a {@code ByteBuf} has some forty abstract methods; here they are reads across
+ * pieces, each a few lines, and refusals to write, each one line.
+ *
  * <p>Thread safety: not thread-safe; a chain belongs to the event loop of the channel it was read from.
  */
 final class ChainedByteBuf extends AbstractReferenceCountedByteBuf {
