@@ -80,6 +80,38 @@ class HostilePeerTest {
         }
     }
 
+    /**
+     * A peer that sends each FPDU an octet per TCP segment (a slow or hostile one, or a path that fragments): the
+     * queue pair answers a Read Request so received as it answers one received whole, and the Terminate for a
+     * Write so received quotes its header as it would (RFC 5040 §7.1), while a healthy connection keeps working.
+     */
+    @Test
+    void aPeerThatSendsItsFpdusAnOctetAtATimeIsAnsweredAsIfItSentThemWhole() throws Exception {
+        RawPeer[] dribbler = new RawPeer[1];
+        QueuePair qp = accept(c -> c, dribbler);
+        RawPeer[] healthy = new RawPeer[1];
+        accept(c -> c, healthy);
+        MemoryRegion source = pd.allocate(16, Access.of(Access.LOCAL_WRITE,
+                Access.REMOTE_READ));
+        source.buffer().setBytes(0, io.softrdma.testing.Hex.bytes(PAYLOAD16));
+        try {
+            dribbler[0].sendAnOctetAtATime(RawPeer.readRequest(1, 0x1234, 0, 16, source.stag(), 0));
+            assertThat(dribbler[0].next()).as("the Read Response, with the source's 16 octets")
+                    .isEqualTo(RawPeer.tagged(2, true, 0x1234, 0) + PAYLOAD16);
+            String write = RawPeer.tagged(0, true, 0x00abcd01, 0) + PAYLOAD16;
+            dribbler[0].sendAnOctetAtATime(write);
+            dribbler[0].expectTerminate(qp, RawPeer.terminate(1, 1, 0x00, write.substring(0, 28), 30, ""),
+                    "TAGGED_INVALID_STAG");
+            healthy[0].send(RawPeer.readRequest(1, 0x5678, 0, 16, source.stag(), 0));
+            assertThat(healthy[0].next()).as("the other connection").isEqualTo(RawPeer.tagged(2, true, 0x5678, 0)
+                    + PAYLOAD16);
+        } finally {
+            dribbler[0].close();
+            healthy[0].close();
+            source.close();
+        }
+    }
+
     @Test
     void rfc5040Section8_2GuessedStagsAreAllRejectedAndEachGuessEndsItsStream() throws Exception {
         MemoryRegion target = pd.allocate(64, Access.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE));

@@ -80,6 +80,35 @@ final class RawPeer implements AutoCloseable {
                 .syncUninterruptibly();
     }
 
+    /**
+     * Sends one ULPDU framed as an FPDU, an octet per TCP write: the queue pair under test receives it across as
+     * many reads as the network makes of that (a chain of reads in its decoder).
+     */
+    void sendAnOctetAtATime(String ulpduHex) {
+        channel.pipeline().addBefore(PipelineNames.FPDU_ENCODER, "octet-at-a-time", new OctetAtATime());
+        try {
+            send(ulpduHex);
+        } finally {
+            channel.pipeline().remove("octet-at-a-time");
+        }
+    }
+
+    /** Below the FPDU encoder: writes and flushes each octet of what it encoded on its own. */
+    private static final class OctetAtATime extends io.netty.channel.ChannelOutboundHandlerAdapter {
+        @Override
+        public void write(ChannelHandlerContext ctx, Object msg, io.netty.channel.ChannelPromise promise) {
+            ByteBuf framed = (ByteBuf) msg;
+            try {
+                int last = framed.writerIndex() - 1;
+                for (int i = framed.readerIndex(); i <= last; i++) {
+                    ctx.writeAndFlush(framed.retainedSlice(i, 1), i == last ? promise : ctx.voidPromise());
+                }
+            } finally {
+                framed.release();
+            }
+        }
+    }
+
     /** The next ULPDU received, in hex, or a failure after 5 s. */
     String next() throws InterruptedException {
         byte[] u = received.poll(5, TimeUnit.SECONDS);
