@@ -89,7 +89,13 @@ final class RawPeer implements AutoCloseable {
         try {
             send(ulpduHex);
         } finally {
-            channel.pipeline().remove("octet-at-a-time");
+            // Gone already if the queue pair under test answered with a Terminate and closed the stream (a closed
+            // channel's pipeline drops its handlers, on its event loop): checked and removed there.
+            channel.eventLoop().submit(() -> {
+                if (channel.pipeline().get("octet-at-a-time") != null) {
+                    channel.pipeline().remove("octet-at-a-time");
+                }
+            }).syncUninterruptibly();
         }
     }
 
