@@ -39,6 +39,8 @@ public final class BarrierPromise implements ChannelPromise {
     private final Outcome outcome;
     /** {@code null} while the barrier is on its way, else {@link #SUCCESS} or the failure's cause. */
     private volatile Object result = SUCCESS;
+    /** Threads waiting in {@link #await0}: the event loop takes the monitor to wake them only when there are any. */
+    private volatile int waiters;
     private List<GenericFutureListener<? extends Future<? super Void>>> listeners;
 
     public BarrierPromise(Channel channel, Outcome outcome) {
@@ -75,8 +77,10 @@ public final class BarrierPromise implements ChannelPromise {
             return false;
         }
         result = value;
-        synchronized (this) {
-            notifyAll();
+        if (waiters > 0) {
+            synchronized (this) {
+                notifyAll();
+            }
         }
         List<GenericFutureListener<? extends Future<? super Void>>> others = listeners;
         listeners = null;
@@ -326,12 +330,18 @@ public final class BarrierPromise implements ChannelPromise {
         }
         long deadline = System.nanoTime() + nanos;
         synchronized (this) {
-            while (!isDone()) {
-                long left = nanos == Long.MAX_VALUE ? Long.MAX_VALUE : deadline - System.nanoTime();
-                if (left <= 0) {
-                    return false;
+            // Counted before isDone is read again: a completion that saw no waiter was seen here (both volatile).
+            waiters++;
+            try {
+                while (!isDone()) {
+                    long left = nanos == Long.MAX_VALUE ? Long.MAX_VALUE : deadline - System.nanoTime();
+                    if (left <= 0) {
+                        return false;
+                    }
+                    wait(left == Long.MAX_VALUE ? 0 : Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
                 }
-                wait(left == Long.MAX_VALUE ? 0 : Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+            } finally {
+                waiters--;
             }
         }
         return true;

@@ -2,16 +2,22 @@ package io.softrdma.internal.transport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.ChannelPromise;
+import io.netty.channel.DefaultEventLoopGroup;
 import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.channel.local.LocalChannel;
 import io.netty.util.concurrent.BlockingOperationException;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -72,6 +78,30 @@ class BarrierPromiseTest {
         assertThatThrownBy(promise::arm).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("still on its way");
         assertThat(promise.isDone()).isFalse();
+    }
+
+    @Test
+    void aThreadWaitingOffTheEventLoopIsWokenByTheCompletion() throws Exception {
+        DefaultEventLoopGroup group = new DefaultEventLoopGroup(1);
+        LocalChannel local = new LocalChannel();
+        try {
+            group.register(local).sync();
+            BarrierPromise promise = new BarrierPromise(local, outcomes::add).arm();
+            AtomicReference<Thread> waiter = new AtomicReference<>();
+            CompletableFuture<Boolean> waited = CompletableFuture
+                    .supplyAsync(() -> {
+                        waiter.set(Thread.currentThread());
+                        return promise.awaitUninterruptibly(30_000);
+                    });
+            await().until(() -> waiter.get() != null
+                    && waiter.get().getState() == Thread.State.TIMED_WAITING);
+            local.eventLoop().submit(() -> promise.trySuccess()).sync();
+            assertThat(waited.get(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(outcomes).containsExactly(true);
+        } finally {
+            local.close().sync();
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
+        }
     }
 
     @Test

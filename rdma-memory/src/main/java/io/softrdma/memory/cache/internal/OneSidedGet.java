@@ -26,6 +26,10 @@ import reactor.core.publisher.Operators;
  * map}, {@code flatMap}, {@code onErrorResume} and {@code retryWhen} (a processor per subscription) it cost several
  * times the client CPU of the RDMA Read it wraps (docs/benchmarks.md, "Issue 19: the GET path").
  *
+ * <p>Why this class is long: the operator's states and the checks each Read's answer gets (bucket: checksum, table,
+ * slots; entry: checksum, stamp, hash, key, LIVE, expiry) are one concern, the Pilaf-style lookup, and split apart
+ * they would share the run's state through fields of several classes.
+ *
  * <p>Thread safety: stateless; the key buffer must stay valid (not released) until the returned Mono terminates.
  */
 public final class OneSidedGet {
