@@ -120,6 +120,46 @@ class VerbsLoopbackTest {
         }
     }
 
+    /**
+     * A read that brings many segments is carried out 32 at a time ({@link QueuePairHandler#SEGMENTS_PER_CYCLE}):
+     * the completion event for the first 32 comes before the rest are processed, so what its consumer posts can go
+     * out while they are. 100 Sends posted in one event-loop task leave in one flush and arrive in one read cycle;
+     * with one event per read cycle, a single event would report all 100.
+     */
+    @Test
+    void aReadOfManySegmentsRaisesACompletionEventEveryThirtyTwo() throws Exception {
+        try (Loopback lb = new Loopback()) {
+            int sends = 100;
+            MemoryRegion recv = lb.server.allocate(8 * sends, Access.LOCAL_WRITE);
+            for (int i = 0; i < sends; i++) {
+                lb.server.qp.postReceive(ReceiveWorkRequest.of(i, new ScatterGatherEntry(recv, 8L * i, 8)));
+            }
+            List<Integer> perEvent = java.util.Collections.synchronizedList(new ArrayList<>());
+            AtomicInteger received = new AtomicInteger();
+            lb.server.cq.setListener(q -> {
+                perEvent.add(q.size());
+                do {
+                    while (q.poll() != null) {
+                        received.incrementAndGet();
+                    }
+                    q.requestNotification(false);
+                } while (q.size() > 0);
+            });
+            lb.server.cq.requestNotification(false);
+            MemoryRegion src = lb.client.allocate(8, Access.LOCAL_WRITE);
+            lb.client.connection.channel().eventLoop().submit(() -> {
+                for (int i = 0; i < sends; i++) {
+                    lb.client.qp.postSend(SendWorkRequest.send(i, ScatterGatherEntry.of(src)).unsignaled());
+                }
+            }).get(5, TimeUnit.SECONDS);
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> received.get() == sends);
+            assertThat(perEvent).as("completions per event").allSatisfy(n -> assertThat(n)
+                    .isLessThanOrEqualTo(QueuePairHandler.SEGMENTS_PER_CYCLE));
+            assertThat(perEvent).hasSizeGreaterThanOrEqualTo(4);
+            lb.assertNoTerminate();
+        }
+    }
+
     @Test
     void completionQueueArmedForSolicitedEventsWakesOnlyForThem() throws Exception {
         try (Loopback lb = new Loopback()) {
