@@ -130,10 +130,7 @@ class VerbsLoopbackTest {
     void aReadOfManySegmentsRaisesACompletionEventEveryThirtyTwo() throws Exception {
         try (Loopback lb = new Loopback()) {
             int sends = 100;
-            MemoryRegion recv = lb.server.allocate(8 * sends, Access.LOCAL_WRITE);
-            for (int i = 0; i < sends; i++) {
-                lb.server.qp.postReceive(ReceiveWorkRequest.of(i, new ScatterGatherEntry(recv, 8L * i, 8)));
-            }
+            postEightOctetReceives(lb.server, sends);
             List<Integer> perEvent = java.util.Collections.synchronizedList(new ArrayList<>());
             AtomicInteger received = new AtomicInteger();
             lb.server.cq.setListener(q -> {
@@ -344,10 +341,7 @@ class VerbsLoopbackTest {
     void aPostNeverCallsBackInsideTheCallEvenOnTheEventLoop() throws Exception {
         try (Loopback lb = new Loopback()) {
             int sends = 100;
-            MemoryRegion recv = lb.server.allocate(8 * sends, Access.LOCAL_WRITE);
-            for (int i = 0; i < sends; i++) {
-                lb.server.qp.postReceive(ReceiveWorkRequest.of(i, new ScatterGatherEntry(recv, 8L * i, 8)));
-            }
+            postEightOctetReceives(lb.server, sends);
             MemoryRegion src = lb.client.allocate(8, Access.LOCAL_WRITE);
             QueuePair qp = lb.client.qp;
             CompletionQueue cq = lb.client.cq;
@@ -460,6 +454,14 @@ class VerbsLoopbackTest {
             throw new AssertionError("the queue pair closed normally");
         } catch (ExecutionException e) {
             return e.getCause();
+        }
+    }
+
+    /** Posts {@code n} receives of 8 octets each, side by side in one region (work request ids 0 to n - 1). */
+    private static void postEightOctetReceives(Loopback.Side side, int n) {
+        MemoryRegion recv = side.allocate(8 * n, Access.LOCAL_WRITE);
+        for (int i = 0; i < n; i++) {
+            side.qp.postReceive(ReceiveWorkRequest.of(i, new ScatterGatherEntry(recv, 8L * i, 8)));
         }
     }
 }
