@@ -71,7 +71,7 @@ public final class QueuePairHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         // The segments of one read cycle are one engine bracket: what they cause is carried out, flushed and
-        // reported (completion events) once, at channelReadComplete.
+        // reported (completion events) once, at channelReadComplete or after SEGMENTS_PER_CYCLE segments.
         if (!readCycle) {
             readCycle = true;
             cycleSegments = 0;
