@@ -265,6 +265,44 @@ class MessagingTest {
                 .expectNext(0L).as("messages out of order or wrong").expectComplete().verify(TIMEOUT);
     }
 
+    /**
+     * docs/protocol.md, "Large messages", step 4: one READ_DONE releases every region whose Read has finished by the
+     * time it goes. The client here receives nothing, so it grants the server only its reserve of credits: one
+     * READ_DONE per region would go at one per credit round trip, and the client would take at least one Send per
+     * message. Every message still arrives whole and every region is released (the send completes).
+     */
+    @Test
+    void oneReadDoneReleasesEveryRegionReadByThen() {
+        int count = 64;
+        int size = 16 * 1024;
+        long sendsBefore = sendsReceived(client);
+        Mono<Void> sending = client.send(Flux.range(0, count).map(i -> pattern(size, i)));
+        StepVerifier.create(Flux.merge(sending.then(Mono.<Long>empty()), serverSession.receive().take(count)
+                .index().filter(t -> {
+                    ByteBuf expected = pattern(size, t.getT1().intValue());
+                    try {
+                        return !io.netty.buffer.ByteBufUtil.equals(t.getT2(), expected);
+                    } finally {
+                        expected.release();
+                    }
+                }).count()))
+                .expectNext(0L).as("messages out of order or wrong").expectComplete().verify(TIMEOUT);
+        // The send completes on the last release, so every READ_DONE has been counted by now.
+        assertThat(sendsReceived(client) - sendsBefore).as("Sends the client received for %d large messages", count)
+                .isPositive().isLessThan(count);
+    }
+
+    private static long sendsReceived(RdmaSession session) {
+        io.softrdma.verbs.QueuePairCounters c = session.statistics().counters();
+        long n = 0;
+        for (io.softrdma.rdmap.RdmapOpcode op : new io.softrdma.rdmap.RdmapOpcode[] {
+                io.softrdma.rdmap.RdmapOpcode.SEND, io.softrdma.rdmap.RdmapOpcode.SEND_WITH_INVALIDATE,
+                io.softrdma.rdmap.RdmapOpcode.SEND_WITH_SE, io.softrdma.rdmap.RdmapOpcode.SEND_WITH_SE_AND_INVALIDATE}) {
+            n += c.messages(op, true);
+        }
+        return n;
+    }
+
     @Test
     void largeRequestsAndResponsesToo() {
         serverSession.respond(request -> {

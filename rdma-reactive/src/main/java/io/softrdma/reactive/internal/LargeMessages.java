@@ -43,6 +43,13 @@ final class LargeMessages {
     /** Regions lent to the peer with LARGE, by STag, until its READ_DONE (or Send with Invalidate). */
     private final IntObjectHashMap<Lent> lent = new IntObjectHashMap<>();
     private boolean remoteInvalidation;
+    /** STags of the peer's regions read and not yet released, oldest first; the next READ_DONE carries them. */
+    private int[] releases = new int[16];
+    private int releasesHead;
+    private int releasesSize;
+    /** Whether a READ_DONE is queued (or about to be) that will carry {@link #releases}. */
+    private boolean releaseQueued;
+    private final Runnable queueRelease = this::queueRelease;
 
     LargeMessages(MessagingEngine engine, ProtectionDomain pd, QueuePair qp, SessionProtocol.Context context,
             CreditWindow window, int readLimit) {
@@ -158,11 +165,7 @@ final class LargeMessages {
                 }
                 ByteBuf message = sink.buffer().retainedSlice(0, (int) d.length());
                 sink.close();
-                // RFC 8797 §4.1: with both R flags set, the READ_DONE invalidates the lent STag remotely.
-                Outgoing done = engine.transmitter().outgoing(MessageType.READ_DONE, d.stag(), null,
-                        Outgoing.NOTHING);
-                done.invalidateStag = remoteInvalidation ? d.stag() : 0;
-                engine.transmitter().enqueue(done);
+                release(d.stag());
                 if (engine.ended()) {
                     message.release();
                 } else {
@@ -189,10 +192,73 @@ final class LargeMessages {
         }
     }
 
+    /**
+     * Queues the release of the peer's region {@code stag}, read: one READ_DONE carries every release due when it
+     * goes (docs/protocol.md, "Large messages"). A READ_DONE is a control message and needs a credit; with one per
+     * region, a reader of many large messages whose peer grants only its reserve (the peer has no demand of its
+     * own) would return one release per credit round trip.
+     */
+    private void release(int stag) {
+        if (releasesSize == releases.length) {
+            int[] grown = new int[releases.length * 2];
+            for (int i = 0; i < releasesSize; i++) {
+                grown[i] = releases[(releasesHead + i) % releases.length];
+            }
+            releases = grown;
+            releasesHead = 0;
+        }
+        releases[(releasesHead + releasesSize++) % releases.length] = stag;
+        if (!releaseQueued) {
+            // Queued in a task of its own, after the completions being handled now: the Reads they finished all
+            // go in the one READ_DONE.
+            releaseQueued = true;
+            engine.loop().execute(queueRelease);
+        }
+    }
+
+    private void queueRelease() {
+        if (!engine.ended()) {
+            engine.transmitter().enqueue(engine.transmitter().outgoing(MessageType.READ_DONE, 0, null,
+                    Outgoing.NOTHING));
+        }
+    }
+
+    /**
+     * Writes the releases due into the READ_DONE being sent: the first STag becomes its correlation id
+     * ({@code o.correlationId}, and with both R flags its remote invalidation, RFC 8797 §4.1), the further ones its
+     * payload at {@code index}, up to {@code maxPayload} octets. Returns the payload's length. Releases that do not
+     * fit go in another READ_DONE, queued behind this one.
+     */
+    int writeReleases(ByteBuf memory, int index, int maxPayload, Outgoing o) {
+        int first = nextRelease();
+        o.correlationId = first;
+        o.invalidateStag = remoteInvalidation ? first : 0;
+        int at = index;
+        int end = index + maxPayload - maxPayload % Integer.BYTES;
+        while (releasesSize > 0 && at < end) {
+            memory.setInt(at, nextRelease());
+            at += Integer.BYTES;
+        }
+        releaseQueued = releasesSize > 0;
+        if (releaseQueued) {
+            engine.transmitter().queue(engine.transmitter().outgoing(MessageType.READ_DONE, 0, null,
+                    Outgoing.NOTHING));
+        }
+        return at - index;
+    }
+
+    private int nextRelease() {
+        int stag = releases[releasesHead];
+        releasesHead = (releasesHead + 1) % releases.length;
+        releasesSize--;
+        return stag;
+    }
+
     /** The session ended: lent regions go; announced regions not yet read are the peer's, nothing to release. */
     void end() {
         lent.forEach((stag, l) -> l.close());
         lent.clear();
         pending.clear();
+        releasesSize = 0;
     }
 }

@@ -213,6 +213,11 @@ public final class MessagingEngine implements SessionProtocol.Engine {
         return large;
     }
 
+    /** The session's event loop. */
+    EventLoop loop() {
+        return loop;
+    }
+
     InboundStream inbound() {
         return inbound;
     }

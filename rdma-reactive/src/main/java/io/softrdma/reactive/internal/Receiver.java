@@ -56,10 +56,15 @@ final class Receiver implements ReceiveSlots.Owner {
         switch (type) {
             case CREDIT -> slot.free();
             case READ_DONE -> {
-                slot.free();
                 if (slot.invalidatedStag() != correlationId) {
                     engine.large().released(correlationId);
                 }
+                // Further regions read, released by the same READ_DONE (docs/protocol.md, "Large messages").
+                for (int at = offset + MessageHeader.LENGTH, end = offset + slot.length(); at < end;
+                        at += Integer.BYTES) {
+                    engine.large().released(memory.getInt(at));
+                }
+                slot.free();
             }
             case LARGE -> {
                 MessageType inner = MessageHeader.innerType(memory, offset);

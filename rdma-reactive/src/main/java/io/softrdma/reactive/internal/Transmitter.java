@@ -130,6 +130,11 @@ final class Transmitter {
         pump();
     }
 
+    /** Queues {@code o} behind everything queued before it; the running or next {@link #pump()} sends it. */
+    void queue(Outgoing o) {
+        outbound.add(o);
+    }
+
     /** Sends queued messages while there is credit and a send slot, then a standalone credit update if needed. */
     void pump() {
         // Credit first: a chunk of send slots is registered only for a Send that can go.
@@ -150,6 +155,9 @@ final class Transmitter {
                 length += LargeMessageDescriptor.LENGTH;
                 engine.large().lent(o.region);
                 window.expectRelease();
+            } else if (o.type == MessageType.READ_DONE) {
+                length += engine.large().writeReleases(memory, offset + length, sendLimit, o);
+                MessageHeader.write(memory, offset, o.type, 0, window.takeGrant(), o.correlationId);
             } else {
                 MessageHeader.write(memory, offset, o.type, 0, window.takeGrant(), o.correlationId);
             }

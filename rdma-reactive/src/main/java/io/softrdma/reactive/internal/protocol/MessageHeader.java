@@ -24,7 +24,8 @@ import io.softrdma.RdmaException;
  *   <li><b>credits</b>: receive buffers the sender of this header posted for its peer since its previous grant, a
  *       delta of 0 to 65535 ({@link CreditWindow}).</li>
  *   <li><b>correlation id</b>: for {@code REQUEST}, {@code RESPONSE}, {@code ERROR} and a {@code LARGE} request or
- *       response, the requester's id of the exchange; for {@code READ_DONE}, the STag of the region read; for
+ *       response, the requester's id of the exchange; for {@code READ_DONE}, the STag of the (first) region read,
+ *       whose payload lists the further STags it releases, 4 octets each; for
  *       {@code BATCH}, the number of messages it carries (1 or more); zero for {@code DATA}, {@code CREDIT} and a
  *       {@code LARGE} stream message.</li>
  * </ul>
@@ -209,7 +210,7 @@ public final class MessageHeader {
     /**
      * Checks a received Send of {@code length} octets whose header starts at {@code index}: long enough for the
      * header; a known type; flags valid for it; a correlation id of zero where the type requires it; and a payload
-     * of the length the type requires ({@code CREDIT} and {@code READ_DONE} none, {@code LARGE} exactly a
+     * of the length the type requires ({@code CREDIT} none, {@code READ_DONE} a multiple of 4, {@code LARGE} exactly a
      * {@link LargeMessageDescriptor}). The descriptor's own fields are checked by
      * {@link LargeMessageDescriptor#read}.
      *
@@ -232,8 +233,11 @@ public final class MessageHeader {
         }
         if (error == null) {
             int payload = length - LENGTH;
-            if (type.isControl() && payload != 0) {
-                error = "a " + type + " message has no payload, but this one has " + payload + " octets";
+            if (type == MessageType.READ_DONE && payload % Integer.BYTES != 0) {
+                error = "a READ_DONE's payload is the further STags it releases, 4 octets each, not " + payload
+                        + " octets";
+            } else if (type == MessageType.CREDIT && payload != 0) {
+                error = "a CREDIT message has no payload, but this one has " + payload + " octets";
             } else if (type == MessageType.LARGE && payload != LargeMessageDescriptor.LENGTH) {
                 error = "a LARGE message's payload is a " + LargeMessageDescriptor.LENGTH
                         + "-octet descriptor, not " + payload + " octets";

@@ -162,14 +162,26 @@ class MessageHeaderTest {
         });
     }
 
-    @ParameterizedTest
-    @EnumSource(value = MessageType.class, names = {"CREDIT", "READ_DONE"})
-    void aControlMessageWithAPayloadIsAProtocolError(MessageType type) {
+    @Test
+    void aCreditWithAPayloadIsAProtocolError() {
         withBuffer(16, buf -> {
-            MessageHeader.write(buf, 0, type, 0, 1, 0);
-            assertThat(MessageHeader.validate(buf, 0, 8)).isEqualTo(type);
+            MessageHeader.write(buf, 0, MessageType.CREDIT, 0, 1, 0);
+            assertThat(MessageHeader.validate(buf, 0, 8)).isEqualTo(MessageType.CREDIT);
             assertThatThrownBy(() -> MessageHeader.validate(buf, 0, 9)).isInstanceOf(ProtocolException.class)
-                    .hasMessageContaining("a " + type + " message has no payload, but this one has 1 octets");
+                    .hasMessageContaining("a CREDIT message has no payload, but this one has 1 octets");
+        });
+    }
+
+    /** docs/protocol.md, "Large messages", step 4: one READ_DONE releases its STag and those its payload lists. */
+    @ParameterizedTest
+    @ValueSource(ints = {1, 2, 3, 5, 7, 4093})
+    void aReadDonesPayloadIsWholeStags(int payload) {
+        withBuffer(8 + 4096, buf -> {
+            MessageHeader.write(buf, 0, MessageType.READ_DONE, 0, 1, 0x00AB_CD01);
+            assertThat(MessageHeader.validate(buf, 0, 8 + payload - payload % 4)).isEqualTo(MessageType.READ_DONE);
+            assertThatThrownBy(() -> MessageHeader.validate(buf, 0, 8 + payload)).isInstanceOf(ProtocolException.class)
+                    .hasMessageContaining("a READ_DONE's payload is the further STags it releases, 4 octets each, not "
+                            + payload + " octets");
         });
     }
 
