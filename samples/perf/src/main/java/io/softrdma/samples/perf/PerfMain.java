@@ -172,7 +172,8 @@ public final class PerfMain {
             List<PerfResult> results) throws Exception {
         boolean tcpAtomics = options.baseline() && options.reactiveTests().contains(ReactiveTest.ATOMIC)
                 && !options.tests().contains(Test.FETCH_ADD);
-        try (ReactivePerf rx = new ReactivePerf(payload, options.crc(), options.markers(), options.port());
+        try (ReactivePerf rx = new ReactivePerf(payload, options.crc(), options.markers(), options.port(),
+                options.messaging());
                 Loopback tcp = tcpAtomics ? new Loopback(options.transport()) : null) {
             for (ReactiveTest test : options.reactiveTests()) {
                 if (test == ReactiveTest.ATOMIC) {

@@ -41,8 +41,8 @@ import picocli.CommandLine.Option;
  * @param reactiveTests the reactive API's tests to run ({@code send}, {@code request}, {@code atomic}); empty
  *     with the verbs API
  * @param rsocketModels the RSocket interaction models to run with {@code --api rsocket}; empty otherwise
- * @param messaging SoftRDMA's messaging options for {@code --api rsocket}: the transport's defaults unless
- *     {@code --inline} or {@code --send-window} change them
+ * @param messaging SoftRDMA's messaging options for {@code --api reactive} and {@code rsocket}: the library's (or the
+ *     RSocket transport's) defaults unless {@code --inline} or {@code --send-window} change them
  * @param connections with {@code --connections}: each number of client connections to run against one server
  *     ({@link ConnectionScale}); empty otherwise
  * @param receivePool with {@code --connections} and the reactive API: the receive pool's octets for the server and,
@@ -178,13 +178,13 @@ record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Durat
         @Option(names = "--transport", paramLabel = "epoll|nio", description = "Netty transport (default: epoll"
                 + " when available)")
         String transport;
-        @Option(names = "--inline", paramLabel = "N", description = "with --api rsocket: SoftRDMA's inline size,"
-                + " the largest Send (header included; larger frames go by RDMA Read), 1K to 256K in steps of 1K"
-                + " (default: the transport's, 8K)")
+        @Option(names = "--inline", paramLabel = "N", description = "with --api reactive, rsocket or all:"
+                + " SoftRDMA's inline size, the largest Send (header included; larger messages go by RDMA Read), 1K"
+                + " to 256K in steps of 1K (default: the library's 4K; the RSocket transport's 8K)")
         String inline;
-        @Option(names = "--send-window", paramLabel = "N", description = "with --api rsocket: octets of frames"
-                + " SoftRDMA's send keeps requested and not yet sent, K/M suffixes allowed (default: the"
-                + " transport's, 8M)")
+        @Option(names = "--send-window", paramLabel = "N", description = "with --api reactive, rsocket or all:"
+                + " octets of messages SoftRDMA's send keeps requested and not yet sent, K/M suffixes allowed"
+                + " (default: the library's 1M; the RSocket transport's 8M)")
         String sendWindow;
         @Option(names = "--connections", paramLabel = "N[,N..]", description = "N client connections at once against"
                 + " one server (one event loop each side), for each N given, up to " + MAX_CONNECTIONS + ": bandwidth"
@@ -248,9 +248,10 @@ record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Durat
             }
             MessagingOptions messaging = api == Api.RSOCKET ? RSocketMessaging.DEFAULTS : MessagingOptions.DEFAULTS;
             if (inline != null || sendWindow != null) {
-                if (api != Api.RSOCKET) {
-                    throw new IllegalArgumentException("--inline and --send-window size SoftRDMA's RSocket transport:"
-                            + " add --api rsocket");
+                if (api == Api.VERBS) {
+                    throw new IllegalArgumentException("--inline and --send-window size SoftRDMA's messaging (the"
+                            + " reactive API and the RSocket transport), not the verbs: add --api reactive or"
+                            + " --api rsocket");
                 }
                 if (inline != null) {
                     messaging = messaging.withInlineSize(parseInline(inline));

@@ -15,6 +15,7 @@ import io.rsocket.util.ByteBufPayload;
 import io.softrdma.mpa.MpaSettings;
 import io.softrdma.reactive.DisposableRdmaServer;
 import io.softrdma.reactive.LocalRegion;
+import io.softrdma.reactive.MessagingOptions;
 import io.softrdma.reactive.RdmaClient;
 import io.softrdma.reactive.RdmaServer;
 import io.softrdma.reactive.RdmaSession;
@@ -87,13 +88,18 @@ final class ReactivePerf implements AutoCloseable {
     /** The RSocket application's requester side (the same code the {@code --api rsocket} rows run). */
     private final RsocketLoad rsocketLoad;
 
-    /** @param port the SoftRDMA server's port, 0 for any free one (a fixed one lets a capture find it) */
-    ReactivePerf(ByteBuf payload, boolean crc, boolean markers, int port) throws Exception {
+    /**
+     * @param port the SoftRDMA server's port, 0 for any free one (a fixed one lets a capture find it)
+     * @param messaging both ends' messaging options (inline size, send window)
+     */
+    ReactivePerf(ByteBuf payload, boolean crc, boolean markers, int port, MessagingOptions messaging)
+            throws Exception {
         this.payload = payload;
         CompletableFuture<RdmaSession> accepted = new CompletableFuture<>();
         rdmaServer = RdmaServer.create().host("127.0.0.1").port(port)
                 .mpa(MpaSettings.defaults().withCrc(crc).withMarkers(markers))
                 .queuePair(c -> c.withReceiveQueueDepth(2 * RECEIVE_DEPTH).withSendQueueDepth(2 * RECEIVE_DEPTH))
+                .messaging(messaging)
                 .tcpConfiguration(t -> t.runOn(rxServerLoops))
                 .handle(session -> {
                     accepted.complete(session);
@@ -102,6 +108,7 @@ final class ReactivePerf implements AutoCloseable {
         client = RdmaClient.create().host("127.0.0.1").port(rdmaServer.port())
                 .mpa(RdmaClient.DEFAULT_MPA.withCrc(crc).withMarkers(markers))
                 .queuePair(c -> c.withReceiveQueueDepth(2 * RECEIVE_DEPTH).withSendQueueDepth(2 * RECEIVE_DEPTH))
+                .messaging(messaging)
                 .tcpConfiguration(t -> t.runOn(rxClientLoops))
                 .connect().block(TIMEOUT);
         serverSession = accepted.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);

@@ -72,6 +72,13 @@ class PerfOptionsTest {
         assertThat(tuned.messaging().inlineSize()).isEqualTo(16384);
         assertThat(tuned.messaging().sendWindowBytes()).isEqualTo(32L << 20);
         assertThat(tuned.messaging().sendWindow()).isEqualTo(MessagingOptions.DEFAULTS.sendWindow());
+        PerfOptions reactive = PerfOptions.parse(new String[] {"--api", "reactive", "--inline", "5K", "--send-window",
+            "8M"});
+        assertThat(reactive.messaging()).as("the library's, resized")
+                .isEqualTo(MessagingOptions.DEFAULTS.withInlineSize(5120).withSendWindow(
+                        MessagingOptions.DEFAULTS.sendWindow(), 8L << 20));
+        assertThat(PerfOptions.parse(new String[] {"--api", "reactive"}).messaging())
+                .isEqualTo(MessagingOptions.DEFAULTS);
     }
 
     @org.junit.jupiter.api.Test
@@ -206,8 +213,8 @@ class PerfOptionsTest {
                 "--markers on|off        MPA Markers", "--mpa-rev 1|2           MPA revision",
                 "--port P                the SoftRDMA server's port", "--server                run only",
                 "--connect HOST:PORT     run only the client", "--no-baseline           skip",
-                "--transport epoll|nio   Netty transport", "--inline N              with --api rsocket",
-                "--send-window N         with --api rsocket", "--json                  one JSON object",
+                "--transport epoll|nio   Netty transport", "--inline N              with --api reactive, rsocket",
+                "--send-window N         with --api reactive, rsocket", "--json                  one JSON object",
                 "--no-progress           no progress line", "--help                  this text",
                 "--connections N[,N..]   N client connections at once", "--receive-pool N|off    with --connections")) {
             assertThat(PerfOptions.USAGE).contains(line);
