@@ -110,6 +110,27 @@ final class Endpoint implements AutoCloseable {
     }
 
     /**
+     * As {@link #take(String)}, but null once {@code end} ({@link System#nanoTime()}) has passed with nothing
+     * completed: a -D run's deadline. The peer's deadline is its own, so the last message of a ping-pong may never
+     * come (the peer stopped first), and perftest stops waiting at its deadline too.
+     */
+    WorkCompletion takeBefore(String step, long end) throws PerftestException, InterruptedException {
+        long left = end - System.nanoTime();
+        if (left <= 0) {
+            return null;
+        }
+        Event e = events.poll(Math.min(left, timeout.toNanos()), TimeUnit.NANOSECONDS);
+        if (e == null) {
+            if (end - System.nanoTime() <= 0) {
+                return null;
+            }
+            throw new PerftestException(name + ": " + step + ": nothing completed within " + timeout.toSeconds()
+                    + " s (--timeout)");
+        }
+        return checked(e, step);
+    }
+
+    /**
      * As {@link #take(String, LongSupplier)}, and fails at once (within a second) when {@code failed} says so: the
      * data connections ended while the control connection waited.
      */
@@ -141,6 +162,11 @@ final class Endpoint implements AutoCloseable {
                     + " s (--timeout)" + (progress != null ? ", and no data moved on the data connections meanwhile"
                     : ""));
         }
+        return checked(e, step);
+    }
+
+    /** The completion {@code e} brought, which must be a success. */
+    private WorkCompletion checked(Event e, String step) throws PerftestException, InterruptedException {
         if (e.ended()) {
             events.add(e); // later takes see the end too
             throw new PerftestException(name + ": " + step + ": " + describeEnd(e.cause()), e.cause());

@@ -196,11 +196,14 @@ final class LatencyRun {
                 break;
             }
             if (rcnt < iters && !(scnt < 1 && client)) {
-                while (true) {
-                    WorkCompletion c = e.take("the peer's Send " + (rcnt + 1) + " of " + size + " octets");
-                    if (c.opcode() == WorkCompletionOpcode.RECEIVE) {
-                        break;
-                    }
+                String what = "the peer's Send " + (rcnt + 1) + " of " + size + " octets";
+                WorkCompletion c;
+                do {
+                    // -D: the peer stops at its own deadline, perhaps before answering this side's last Send.
+                    c = timed ? e.takeBefore(what, end) : e.take(what);
+                } while (c != null && c.opcode() != WorkCompletionOpcode.RECEIVE);
+                if (c == null) {
+                    break;
                 }
                 rcnt++;
             }

@@ -71,6 +71,23 @@ class PerftestLoopbackTest {
                 : tool.endsWith("_bw") ? "BW average[MB/sec]" : timed ? "tps average" : "t_typical[usec]");
     }
 
+    /**
+     * -D: each side stops at its own deadline, so the last Send of a ping-pong may go unanswered. Here the server's
+     * deadline comes a second before the client's: the client stops waiting at its deadline, as perftest does, instead
+     * of failing after its --timeout.
+     */
+    @Test
+    void aTimedSendLatClientStopsAtItsDeadlineWhenTheServerStoppedFirst() throws Exception {
+        PerftestRun server = PerftestRun.server("ib_send_lat", "--timeout", "20", "-D", "1", "-s", "64");
+        PerftestRun client = PerftestRun.start("ib_send_lat", "-R", "-p", Integer.toString(server.port()),
+                "--timeout", "20", "-D", "2", "-s", "64", "127.0.0.1");
+
+        assertThat(client.exitCode(Duration.ofSeconds(15))).as("%s", client).isZero();
+        assertThat(server.exitCode(EXIT)).as("%s", server).isZero();
+        assertThat(client.err()).as("%s", client).isEmpty();
+        assertThat(client.out()).as("%s", client).containsPattern("(?m)^ 64 +\\d+ ");
+    }
+
     /** RFC 5044 §7.1.2: the ib_write_lat server writes first, which needs the client's RTR (RFC 6581). */
     @Test
     void writeLatServerRefusesAClientWithoutReadyToReceive() throws Exception {
