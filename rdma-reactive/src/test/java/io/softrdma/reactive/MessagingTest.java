@@ -274,7 +274,8 @@ class MessagingTest {
      * docs/protocol.md, "Large messages", step 4: one READ_DONE releases every region whose Read has finished by the
      * time it goes. The client here receives nothing, so it grants the server only its reserve of credits: one
      * READ_DONE per region would go at one per credit round trip, and the client would take at least one Send per
-     * message. Every message still arrives whole and every region is released (the send completes).
+     * message. Every message still arrives whole and every region is released (the send completes), the first of
+     * each READ_DONE by its Send with Invalidate (RFC 8797 §4.1, both ends set R here) and the rest by its payload.
      */
     @Test
     void oneReadDoneReleasesEveryRegionReadByThen() {

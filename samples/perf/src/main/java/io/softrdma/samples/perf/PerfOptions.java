@@ -18,6 +18,11 @@ import picocli.CommandLine.Option;
 /**
  * Command-line options of the perf sample.
  *
+ * <p>Why this class is long: it is the one place that turns the command line into a checked record — picocli's option
+ * declarations with their help text, the parsing of sizes, rates and lists, and the rules that refuse combinations
+ * that would measure nothing (each with a message that says what to add or drop). Splitting the rules from the
+ * options they judge would scatter one contract over several files.
+ *
  * @param tests which operations to measure (of the verbs API; {@code atomic} is Fetch-and-Add and
  *     Compare-and-Swap)
  * @param sizes message sizes in octets
