@@ -99,6 +99,8 @@ final class StreamSender extends BaseSubscriber<ByteBuf> {
             while ((m = arrived.poll()) != null) {
                 next(m);
             }
+            // Everything that arrived is queued before any of it goes, so it packs into as few Sends as fit.
+            engine.transmitter().pump();
             missed = wip.addAndGet(-missed);
         } while (missed != 0);
         replenish();
@@ -123,7 +125,7 @@ final class StreamSender extends BaseSubscriber<ByteBuf> {
         }
         inFlight++;
         averageLength = averageLength == 0 ? Math.max(1, n) : Math.max(1, (int) ((7L * averageLength + n) / 8));
-        engine.transmitter().enqueue(engine.message(MessageType.DATA, 0, message, onSent));
+        engine.transmitter().queue(engine.message(MessageType.DATA, 0, message, onSent));
     }
 
     private void sent(int octets) {
@@ -155,6 +157,7 @@ final class StreamSender extends BaseSubscriber<ByteBuf> {
             while ((m = arrived.poll()) != null) {
                 next(m); // whatever onNext queued came first; the scheduled drain finds the queue empty
             }
+            engine.transmitter().pump();
             complete = true;
             if (inFlight == 0 && !failed) {
                 engine.senders().remove(this);

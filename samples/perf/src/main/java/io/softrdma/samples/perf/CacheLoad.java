@@ -53,7 +53,7 @@ final class CacheLoad {
         LongArray latencies = new LongArray();
         long[] wrong = {0};
         Flux<Integer> indices = Flux.generate(sink -> {
-            if (budget.timed() ? System.nanoTime() - deadline >= 0 : started[0] >= budget.iterations()) {
+            if (budget.over(started[0], deadline)) {
                 sink.complete();
             } else {
                 sink.next((int) (started[0]++ & Integer.MAX_VALUE));

@@ -164,7 +164,7 @@ final class ReactivePerf implements AutoCloseable {
         long[] count = new long[1];
         long deadline = budget.deadline(System.nanoTime());
         Flux<ByteBuf> messages = Flux.generate(sink -> {
-            if (budget.timed() ? System.nanoTime() - deadline >= 0 : count[0] >= budget.iterations()) {
+            if (budget.over(count[0], deadline)) {
                 sink.complete();
                 return;
             }

@@ -105,7 +105,7 @@ final class RequestLoop {
                 return false;
             }
             // The first window is issued by the caller while answers already arrive on an event loop.
-            if (budget.timed() ? System.nanoTime() - deadline >= 0 : issued.getAndIncrement() >= budget.iterations()) {
+            if (budget.over(issued.getAndIncrement(), deadline)) {
                 exhausted = true;
                 return false;
             }

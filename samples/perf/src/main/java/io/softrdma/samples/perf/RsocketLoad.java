@@ -173,7 +173,7 @@ final class RsocketLoad {
         @Override
         public void run() {
             for (int i = 0; i < 256; i++) {
-                if (budget.timed() ? System.nanoTime() - deadline >= 0 : sent >= budget.iterations()) {
+                if (budget.over(sent, deadline)) {
                     done.complete(sent);
                     return;
                 }
@@ -254,7 +254,7 @@ final class RsocketLoad {
                 if (progress != null) {
                     progress.lazySet(c);
                 }
-                if (budget.timed() ? System.nanoTime() - deadline >= 0 : c >= budget.iterations()) {
+                if (budget.over(c, deadline)) {
                     cancel();
                     done.complete(new Measured(c, System.nanoTime() - start));
                 } else if (++consumed == w.streamBatch()) {
