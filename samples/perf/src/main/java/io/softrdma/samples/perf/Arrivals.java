@@ -12,10 +12,18 @@ import java.util.function.LongConsumer;
  */
 final class Arrivals {
     private final AtomicLong count = new AtomicLong();
-    private volatile CompletableFuture<Void> reached = new CompletableFuture<>();
-    private volatile long target = Long.MAX_VALUE;
+    /**
+     * The current wait: its target and its future in one object, so that an arrival completes a future only when the
+     * count reached that future's own target. (They were two fields: an arrival that read the previous, lower
+     * target and then the new future completed the new wait early; a fire-and-forget phase then ended before its
+     * frames were counted, and they were counted in the next phase's wait.)
+     */
+    private volatile Wait wait = new Wait(Long.MAX_VALUE, new CompletableFuture<>());
     /** Told each new count while set; null otherwise. */
     volatile LongConsumer listener;
+
+    private record Wait(long target, CompletableFuture<Void> reached) {
+    }
 
     void arrived() {
         long c = count.incrementAndGet();
@@ -23,8 +31,9 @@ final class Arrivals {
         if (l != null) {
             l.accept(c);
         }
-        if (c >= target) {
-            reached.complete(null);
+        Wait w = wait;
+        if (c >= w.target) {
+            w.reached.complete(null);
         }
     }
 
@@ -35,10 +44,8 @@ final class Arrivals {
     /** Completes once {@code n} have arrived; replaces the previous wait. */
     CompletableFuture<Void> await(long n) {
         CompletableFuture<Void> f = new CompletableFuture<>();
-        // The future first, then the target: a receiver that sees the new target sees the new future too,
-        // and one that saw the old target is caught by the check below.
-        reached = f;
-        target = n;
+        wait = new Wait(n, f);
+        // An arrival that read the previous wait counted before this check, which sees it.
         if (count.get() >= n) {
             f.complete(null);
         }
