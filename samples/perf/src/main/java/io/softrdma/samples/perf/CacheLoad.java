@@ -2,6 +2,7 @@ package io.softrdma.samples.perf;
 
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
 import java.util.function.IntFunction;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -28,6 +29,23 @@ final class CacheLoad {
      *     or content, or no value)
      */
     record Phase(long operations, long nanos, long[] sortedLatencies, long wrong) {
+        /** Phases run one after another taken as one: their operations, times and wrong answers summed. */
+        static Phase of(List<Phase> parts) {
+            long operations = 0;
+            long nanos = 0;
+            long wrong = 0;
+            LongArray latencies = new LongArray();
+            for (Phase p : parts) {
+                operations += p.operations;
+                nanos += p.nanos;
+                wrong += p.wrong;
+                latencies.addAll(p.sortedLatencies);
+            }
+            long[] sorted = latencies.toArray();
+            Arrays.sort(sorted);
+            return new Phase(operations, nanos, sorted, wrong);
+        }
+
         double perSecond() {
             return operations / (nanos / 1e9);
         }
@@ -85,6 +103,14 @@ final class CacheLoad {
                 values = Arrays.copyOf(values, size * 2);
             }
             values[size++] = v;
+        }
+
+        void addAll(long[] more) {
+            if (size + more.length > values.length) {
+                values = Arrays.copyOf(values, Math.max(size + more.length, size * 2));
+            }
+            System.arraycopy(more, 0, values, size, more.length);
+            size += more.length;
         }
 
         long[] toArray() {

@@ -25,9 +25,11 @@ import picocli.CommandLine.Option;
  * @param redisServer the {@code redis-server} executable: a path, or a name looked up on {@code PATH}
  * @param crc MPA CRC32c on SoftRDMA's connections (RFC 5044 §8.1); Redis's TCP has none of its own
  * @param ops the operations measured, in the order run (both by default; one alone to profile it)
+ * @param rounds how many turns each store's measured phase is cut into, the stores taking turns ({@link #turns()})
  */
 record CacheOptions(List<Integer> sizes, List<Integer> outstanding, Duration duration, Duration warmup,
-        long iterations, int keys, boolean json, boolean redis, String redisServer, boolean crc, List<CacheOp> ops) {
+        long iterations, int keys, boolean json, boolean redis, String redisServer, boolean crc, List<CacheOp> ops,
+        int rounds) {
 
     /** The value sizes: 64 B, 1 KiB and 16 KiB. */
     static final List<Integer> DEFAULT_SIZES = List.of(64, 1024, 16 * 1024);
@@ -35,6 +37,12 @@ record CacheOptions(List<Integer> sizes, List<Integer> outstanding, Duration dur
     static final List<Integer> DEFAULT_OUTSTANDING = List.of(1, 64);
     /** The most operations a phase keeps in flight: a cache client pipelines, it does not flood. */
     static final int MAX_OUTSTANDING = 4096;
+    /**
+     * Rounds per measured phase: turns of a quarter second at the default 2 s. One store's whole phase after the
+     * other's let the machine's state drift between them: one request at a time, p50s of the same store moved between
+     * 28 and 118 µs from run to run here as the scheduler kept the client's and server's threads together or apart.
+     */
+    static final int DEFAULT_ROUNDS = 8;
 
     /** The {@code --help} text. */
     static final String USAGE = CommandLines.usage(commandLine(new Cli()));
@@ -102,6 +110,9 @@ record CacheOptions(List<Integer> sizes, List<Integer> outstanding, Duration dur
         @Option(names = "--ops", paramLabel = "get|set[,...]", description = "the operations measured"
                 + " (default: get,set; the keys are written before the GETs either way)")
         String ops;
+        @Option(names = "--rounds", paramLabel = "N", description = "each measured phase in N turns per store, the"
+                + " stores alternating (A B B A ...) so that the machine's drift hits both alike (default: 8)")
+        String rounds;
         @Option(names = "--no-redis", description = "measure RdmaCache only")
         boolean noRedis;
         @Option(names = "--json", description = "one JSON object per line instead of a table")
@@ -136,8 +147,10 @@ record CacheOptions(List<Integer> sizes, List<Integer> outstanding, Duration dur
             }
             boolean crc = this.crc == null || OptionValues.onOff(this.crc, "--crc");
             List<CacheOp> ops = this.ops == null ? List.of(CacheOp.values()) : parseOps(this.ops);
+            int rounds = this.rounds == null ? DEFAULT_ROUNDS
+                    : (int) OptionValues.wholeNumber(this.rounds, "--rounds", 1, 1000);
             return new CacheOptions(sizes, outstanding, duration, warmup, iterations, keys, json, !noRedis,
-                    redisServer, crc, ops);
+                    redisServer, crc, ops, rounds);
         }
     }
 
@@ -176,8 +189,23 @@ record CacheOptions(List<Integer> sizes, List<Integer> outstanding, Duration dur
                 + (zeroAllowed ? "0" : "above 0") + " to 3600");
     }
 
-    /** A phase's budget: the operations given, or the duration. */
-    Budget budget() {
-        return iterations > 0 ? Budget.of(iterations) : Budget.of(duration);
+    /**
+     * A measured phase's turns, in order: {@code --iterations} shared out (the first turns take the remainder, and
+     * there are no more turns than operations), or {@code --duration} cut into equal parts. Together they are one
+     * phase's budget, so a row counts {@code --iterations} operations whatever the rounds.
+     */
+    List<Budget> turns() {
+        List<Budget> turns = new ArrayList<>();
+        if (iterations > 0) {
+            long n = Math.min(rounds, iterations);
+            for (long i = 0; i < n; i++) {
+                turns.add(Budget.of(iterations / n + (i < iterations % n ? 1 : 0)));
+            }
+        } else {
+            for (int i = 0; i < rounds; i++) {
+                turns.add(Budget.of(duration.dividedBy(rounds)));
+            }
+        }
+        return turns;
     }
 }

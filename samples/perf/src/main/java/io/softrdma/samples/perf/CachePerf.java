@@ -15,9 +15,9 @@ import reactor.core.publisher.Mono;
 /**
  * The cache benchmark ({@code java -jar perf.jar --test cache}): SoftRDMA's RdmaCache against Redis, the cache a
  * team would otherwise pick, in the same run on the same machine. For each value size, both stores are filled with
- * {@code --keys} keys; then, for each number outstanding, GET and SET phases run on each store in turn (RdmaCache
- * first, then Redis, so that drift in the machine's load hits both alike), each warmed up first. Every GET's value is
- * checked against what was written. Redis is started by the benchmark ({@link RedisServerProcess}) and skipped, with
+ * {@code --keys} keys; then, for each number outstanding, a GET and a SET phase run on both stores: each store is
+ * warmed up, then the phase is measured in {@code --rounds} turns per store, the stores alternating (A B, B A, ...),
+ * so that drift in the machine's state hits both alike. Every GET's value is checked against what was written. Redis is started by the benchmark ({@link RedisServerProcess}) and skipped, with
  * the reason, when there is no {@code redis-server}.
  *
  * <p>Thread safety: runs on the calling thread.
@@ -101,9 +101,7 @@ final class CachePerf {
                 }
                 for (int outstanding : options.outstanding()) {
                     for (CacheOp op : options.ops()) {
-                        for (CacheTarget t : targets) {
-                            CacheResult r = measure(options, t, op, keys, value, outstanding,
-                                    warmed.add(t.name() + "-" + op.wireName()));
+                        for (CacheResult r : measure(options, targets, op, keys, value, outstanding, warmed)) {
                             results.add(r);
                             if (options.json()) {
                                 r.printJson(out, options.crc());
@@ -123,24 +121,68 @@ final class CachePerf {
         return results;
     }
 
-    private static CacheResult measure(CacheOptions options, CacheTarget target, CacheOp op, byte[][] keys,
-            byte[] value, int outstanding, boolean first) {
-        IntFunction<Mono<Boolean>> work = op(target, op, keys, value);
-        if (!options.warmup().isZero()) {
-            // Each store's path for each operation is compiled during its first warm-up, which lasts longer: for
-            // RdmaCache's GET (Reactor chains over the RDMA client), 3 s left the first rows at a third of their
-            // speed on a 2-core machine, 10 s did not.
-            Duration warmup = !first ? options.warmup() : max(options.warmup().multipliedBy(
-                    PerfMain.FIRST_WARMUP_FACTOR), FIRST_WARMUP);
-            CacheLoad.run(work, outstanding, Budget.of(warmup));
+    /**
+     * One operation at one size and number outstanding on every store: each warmed up, then measured in turns
+     * ({@link CacheOptions#turns()}), the stores alternating A B, B A, A B ... so that neither always goes first.
+     *
+     * @param warmed the stores and operations warmed up before (their first warm-up is longer); this adds to it
+     * @return a row per store, in the order of {@code targets}
+     */
+    static List<CacheResult> measure(CacheOptions options, List<CacheTarget> targets, CacheOp op,
+            byte[][] keys, byte[] value, int outstanding, Set<String> warmed) {
+        List<IntFunction<Mono<Boolean>>> work = new ArrayList<>();
+        for (CacheTarget t : targets) {
+            work.add(op(t, op, keys, value));
+            if (!options.warmup().isZero()) {
+                // Each store's path for each operation is compiled during its first warm-up, which lasts longer: for
+                // RdmaCache's GET (Reactor chains over the RDMA client), 3 s left the first rows at a third of their
+                // speed on a 2-core machine, 10 s did not.
+                Duration warmup = !warmed.add(t.name() + "-" + op.wireName()) ? options.warmup() : max(
+                        options.warmup().multipliedBy(PerfMain.FIRST_WARMUP_FACTOR), FIRST_WARMUP);
+                CacheLoad.run(work.get(work.size() - 1), outstanding, Budget.of(warmup));
+            }
         }
-        ThreadUsage client = ThreadUsage.start(target.clientThreads());
-        target.restartServerCpu();
-        CacheLoad.Phase phase = CacheLoad.run(work, outstanding, options.budget());
-        double serverCpu = target.serverCpu();
-        return new CacheResult(target.name() + "-" + op.wireName(), value.length, outstanding, phase.operations(),
-                phase.perSecond(), phase.percentileMicros(50), phase.percentileMicros(99), client.utilization(),
-                serverCpu, phase.wrong());
+        List<Tally> tallies = new ArrayList<>();
+        targets.forEach(t -> tallies.add(new Tally()));
+        List<Budget> turns = options.turns();
+        for (int round = 0; round < turns.size(); round++) {
+            for (int k = 0; k < targets.size(); k++) {
+                int i = round % 2 == 0 ? k : targets.size() - 1 - k;
+                CacheTarget target = targets.get(i);
+                ThreadUsage client = ThreadUsage.start(target.clientThreads());
+                target.restartServerCpu();
+                CacheLoad.Phase turn = CacheLoad.run(work.get(i), outstanding, turns.get(round));
+                tallies.get(i).add(turn, client.utilization(), target.serverCpu());
+            }
+        }
+        List<CacheResult> rows = new ArrayList<>();
+        for (int i = 0; i < targets.size(); i++) {
+            rows.add(tallies.get(i).result(targets.get(i).name() + "-" + op.wireName(), value.length, outstanding));
+        }
+        return rows;
+    }
+
+    /**
+     * One store's turns of a phase added up: operations and time summed, latencies pooled, CPU shares weighted by
+     * each turn's time.
+     */
+    private static final class Tally {
+        private final List<CacheLoad.Phase> turns = new ArrayList<>();
+        private double clientCpuNanos;
+        private double serverCpuNanos;
+
+        void add(CacheLoad.Phase turn, double clientCpu, double serverCpu) {
+            turns.add(turn);
+            clientCpuNanos += clientCpu * turn.nanos();
+            serverCpuNanos += serverCpu * turn.nanos();
+        }
+
+        CacheResult result(String test, int size, int outstanding) {
+            CacheLoad.Phase all = CacheLoad.Phase.of(turns);
+            return new CacheResult(test, size, outstanding, all.operations(), all.perSecond(),
+                    all.percentileMicros(50), all.percentileMicros(99), clientCpuNanos / all.nanos(),
+                    serverCpuNanos / all.nanos(), all.wrong());
+        }
     }
 
     /** The operation on key {@code i % keys}: true when its answer is right (a GET's value is the one written). */

@@ -7,6 +7,8 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -87,6 +89,40 @@ class CachePerfTest {
     }
 
     @Test
+    void aPhaseIsMeasuredInTurnsTheStoresAlternating() {
+        CacheOptions o = CacheOptions.parse(new String[] {"--test", "cache", "--iterations", "10", "--rounds", "4",
+            "--warmup", "0"});
+        assertThat(o.turns()).extracting(Budget::iterations).as("10 operations in 4 turns").containsExactly(3L, 3L,
+                2L, 2L);
+        assertThat(CacheOptions.parse(new String[] {"--test", "cache", "--iterations", "2", "--rounds", "4"}).turns())
+                .as("never a turn of no operations").extracting(Budget::iterations).containsExactly(1L, 1L);
+        assertThat(CacheOptions.parse(new String[] {"--test", "cache", "--duration", "2"}).turns())
+                .as("the default: 8 turns of a quarter second").hasSize(CacheOptions.DEFAULT_ROUNDS)
+                .extracting(Budget::duration).containsOnly(Duration.ofMillis(250));
+        assertThatThrownBy(() -> CacheOptions.parse(new String[] {"--test", "cache", "--rounds", "0"}))
+                .hasMessage("--rounds 0 must be a whole number from 1 to 1000");
+
+        List<String> turns = new ArrayList<>();
+        CacheTarget a = new MapTarget("a", turns);
+        CacheTarget b = new MapTarget("b", turns);
+        byte[][] keys = CachePerf.keys(4);
+        byte[] value = CachePerf.value(64);
+        for (CacheTarget t : List.of(a, b)) {
+            for (byte[] key : keys) {
+                t.set(key, value).block(Duration.ofSeconds(5));
+            }
+        }
+        List<CacheResult> rows = CachePerf.measure(o, List.of(a, b), CacheOp.GET, keys, value, 2, new HashSet<>());
+        assertThat(turns).as("A B, B A, ...: neither store always goes first").containsExactly("a", "b", "b", "a",
+                "a", "b", "b", "a");
+        assertThat(rows).extracting(CacheResult::test).containsExactly("a-get", "b-get");
+        assertThat(rows).allSatisfy(r -> {
+            assertThat(r.operations()).as("every turn's operations in the row").isEqualTo(10);
+            assertThat(r.wrong()).isZero();
+        });
+    }
+
+    @Test
     void aGetThatAnswersWrongIsCounted() throws Exception {
         CacheOptions o = CacheOptions.parse(new String[] {"--test", "cache", "--no-redis", "--size", "64",
             "--outstanding", "4", "--iterations", "100", "--warmup", "0", "--keys", "8"});
@@ -139,14 +175,27 @@ class CachePerfTest {
     private static final class MapTarget implements CacheTarget {
         private final Map<String, byte[]> map = new ConcurrentHashMap<>();
         private final boolean corrupt;
+        private final String name;
+        private final List<String> turns;
 
         MapTarget(boolean corrupt) {
+            this("cache", new ArrayList<>(), corrupt);
+        }
+
+        /** A right-answering store named {@code name} that notes each measured turn's start in {@code turns}. */
+        MapTarget(String name, List<String> turns) {
+            this(name, turns, false);
+        }
+
+        private MapTarget(String name, List<String> turns, boolean corrupt) {
             this.corrupt = corrupt;
+            this.name = name;
+            this.turns = turns;
         }
 
         @Override
         public String name() {
-            return "cache";
+            return name;
         }
 
         @Override
@@ -170,6 +219,7 @@ class CachePerfTest {
 
         @Override
         public void restartServerCpu() {
+            turns.add(name);
         }
 
         @Override
