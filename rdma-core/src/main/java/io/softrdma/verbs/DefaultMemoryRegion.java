@@ -1,6 +1,7 @@
 package io.softrdma.verbs;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.CompositeByteBuf;
 import io.softrdma.internal.rdmap.AtomicRequestCodec;
 import io.softrdma.internal.transport.ByteBufCopy;
 import io.softrdma.rdmap.AtomicOperation;
@@ -37,6 +38,8 @@ final class DefaultMemoryRegion implements MemoryRegion {
     private final boolean remoteRead;
     private final boolean remoteWrite;
     private final boolean remoteAtomic;
+    /** Registered by {@link ProtectionDomain#registerUnchanging}: its octets do not change while registered. */
+    private final boolean unchanging;
     /** A view of the memory for atomic operations, made on the first one (most regions never see one). */
     private volatile ByteBuffer atomicView;
     private volatile int index;
@@ -45,7 +48,7 @@ final class DefaultMemoryRegion implements MemoryRegion {
     private volatile boolean closed;
 
     DefaultMemoryRegion(DefaultProtectionDomain pd, StagTable table, ByteBuf registered, long baseTaggedOffset,
-            Set<Access> access) {
+            Set<Access> access, boolean unchanging) {
         this.pd = pd;
         this.table = table;
         this.registered = registered;
@@ -59,6 +62,12 @@ final class DefaultMemoryRegion implements MemoryRegion {
         this.remoteRead = copy.contains(Access.REMOTE_READ);
         this.remoteWrite = copy.contains(Access.REMOTE_WRITE);
         this.remoteAtomic = copy.contains(Access.REMOTE_ATOMIC);
+        this.unchanging = unchanging;
+    }
+
+    /** Whether the registrant promised the octets do not change while registered: Read Responses need no copy. */
+    boolean unchanging() {
+        return unchanging;
     }
 
     /** Called once by {@link StagTable#add}, before the region is published. */
@@ -124,6 +133,24 @@ final class DefaultMemoryRegion implements MemoryRegion {
      * Appends {@code length} octets from the registered buffer's {@code index} to {@code dst}, a buffer of the
      * caller's event loop: as {@code dst.writeBytes(memory(), index, length)}, allocating nothing on any JDK.
      */
+    /**
+     * A retained slice of {@code length} octets from {@code index}, to send as they are: of the one component that
+     * holds them when the memory is a composite (an RSocket frame is one: header and payload), so that the encoder's
+     * CRC and TCP's gathering write reach the memory without an array of NIO buffers per segment (the composite's
+     * {@code nioBuffers}, 15 KB per 1 MiB message); of the whole memory otherwise.
+     */
+    ByteBuf retainedSlice(int index, int length) {
+        if (registered instanceof CompositeByteBuf composite && length > 0) {
+            int c = composite.toComponentIndex(index);
+            int start = composite.toByteIndex(c);
+            ByteBuf part = composite.internalComponent(c);
+            if (index + length <= start + part.capacity()) {
+                return part.retainedSlice(index - start, length);
+            }
+        }
+        return registered.retainedSlice(index, length);
+    }
+
     void appendTo(int index, ByteBuf dst, int length) {
         ByteBufCopy.append(registered, nio, index, dst, length);
     }

@@ -30,12 +30,22 @@ final class DefaultProtectionDomain implements ProtectionDomain {
 
     @Override
     public MemoryRegion register(ByteBuf buffer, Set<Access> access, long baseTaggedOffset) {
+        requireDirect(buffer);
+        return add(buffer.retain(), access, baseTaggedOffset, false);
+    }
+
+    @Override
+    public MemoryRegion registerUnchanging(ByteBuf buffer) {
+        requireDirect(buffer);
+        return add(buffer.retain(), Access.of(Access.REMOTE_READ), 0, true);
+    }
+
+    private static void requireDirect(ByteBuf buffer) {
         Objects.requireNonNull(buffer, "buffer");
         if (!buffer.isDirect()) {
             throw new IllegalArgumentException("register direct memory (a direct ByteBuf); this buffer is on the"
                     + " heap and may move");
         }
-        return add(buffer.retain(), access, baseTaggedOffset);
     }
 
     @Override
@@ -45,7 +55,7 @@ final class DefaultProtectionDomain implements ProtectionDomain {
             throw new IllegalArgumentException("register direct memory (ByteBuffer.allocateDirect); this"
                     + " ByteBuffer is on the heap and may move");
         }
-        return add(Unpooled.wrappedBuffer(buffer.duplicate().clear()), access, 0);
+        return add(Unpooled.wrappedBuffer(buffer.duplicate().clear()), access, 0, false);
     }
 
     @Override
@@ -60,10 +70,10 @@ final class DefaultProtectionDomain implements ProtectionDomain {
             memory.setZero(0, length);
         }
         memory.writerIndex(length);
-        return add(memory, access, 0);
+        return add(memory, access, 0, false);
     }
 
-    private MemoryRegion add(ByteBuf owned, Set<Access> access, long baseTaggedOffset) {
+    private MemoryRegion add(ByteBuf owned, Set<Access> access, long baseTaggedOffset, boolean unchanging) {
         try {
             Objects.requireNonNull(access, "access");
             if (access.contains(Access.REMOTE_WRITE) && !access.contains(Access.LOCAL_WRITE)) {
@@ -82,7 +92,7 @@ final class DefaultProtectionDomain implements ProtectionDomain {
                         + " plus " + owned.capacity() + " octets wraps past 2^64");
             }
             DefaultMemoryRegion region = new DefaultMemoryRegion(this, device.stagTable(), owned, baseTaggedOffset,
-                    access);
+                    access, unchanging);
             regions.add(region);
             return device.register(region);
         } catch (RuntimeException e) {

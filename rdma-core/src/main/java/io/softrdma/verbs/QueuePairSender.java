@@ -101,7 +101,8 @@ final class QueuePairSender {
      * With CRC32c, Read Response payloads are copied: the encoder computes the CRC when a segment is written, TCP
      * takes the octets at the flush, and the responder's memory may change in between (a Write from another
      * connection, an atomic on this one, the application), which would put a CRC on the wire that fails at the
-     * peer. Sends and Writes stay zero-copy: their memory is the poster's, untouchable until they complete.
+     * peer. Sends and Writes stay zero-copy: their memory is the poster's, untouchable until they complete; so do
+     * Read Responses from a region registered as unchanging ({@link ProtectionDomain#registerUnchanging}).
      * Payloads up to {@link FpduEncoder#COPY_LIMIT} need no copy here: the encoder copies them as it frames
      * them, so the CRC covers the octets sent.
      */
@@ -445,14 +446,14 @@ final class QueuePairSender {
         ByteBuf payload;
         if (copied) {
             payload = Unpooled.EMPTY_BUFFER;
-        } else if (copyReadResponses) {
+        } else if (copyReadResponses && !r.source.unchanging()) {
             payload = ctx.alloc().directBuffer(n, n);
             r.source.appendTo(r.source.indexOf(to), payload, n);
             // The copy is this event loop's own: a window over its pool chunk lets the encoder's CRC read it without
             // a new view per segment (a new buffer's first view is one).
             MemoryWindows.current().cover(payload);
         } else {
-            payload = r.source.memory().retainedSlice(r.source.indexOf(to), n);
+            payload = r.source.retainedSlice(r.source.indexOf(to), n);
         }
         boolean last = r.sent + n == r.length;
         GatheredUlpdu u = GatheredUlpdu.newInstance(payload);

@@ -30,6 +30,8 @@ import java.util.concurrent.TimeUnit;
 final class RawPeer implements AutoCloseable {
     final BlockingQueue<byte[]> received = new LinkedBlockingQueue<>();
     final CountDownLatch closed = new CountDownLatch(1);
+    /** What this peer's pipeline caught: its MPA decoder's framing errors (a CRC that fails, RFC 5044 §8) among them. */
+    final BlockingQueue<Throwable> errors = new LinkedBlockingQueue<>();
     Channel channel;
     MpaNegotiation negotiation;
 
@@ -60,7 +62,8 @@ final class RawPeer implements AutoCloseable {
 
                             @Override
                             public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-                                // the peer under test closes the connection after its Terminate
+                                // the peer under test closes the connection after its Terminate; kept for tests
+                                peer.errors.add(cause);
                             }
                         });
                     }

@@ -342,7 +342,7 @@ public final class RpcRdmaConnection implements Disposable {
                 call = PooledByteBufAllocator.DEFAULT.directBuffer(callLength, callLength);
                 header.encode(call);
                 call.writeBytes(p.args, p.args.readerIndex(), p.args.readableBytes());
-                p.callRegion = pd.register(call, Access.of(Access.REMOTE_READ));
+                p.callRegion = pd.registerUnchanging(call); // this side's own encoding, untouched until the reply
                 RdmaSegment segment = new RdmaSegment(p.callRegion.stag(), callLength,
                         p.callRegion.baseTaggedOffset());
                 RpcRdmaHeader noMessage = RpcRdmaHeader.noMessage(xid, credits.requested(),

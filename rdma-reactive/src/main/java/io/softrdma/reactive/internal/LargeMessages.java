@@ -16,7 +16,6 @@ import io.softrdma.verbs.SendWorkRequest;
 import io.softrdma.verbs.WorkCompletion;
 import io.softrdma.verbs.WorkCompletionStatus;
 import java.util.ArrayDeque;
-import java.util.Set;
 import java.util.function.IntConsumer;
 
 /**
@@ -106,7 +105,9 @@ final class LargeMessages {
         }
         MemoryRegion region;
         try {
-            region = pd.register(direct, Set.of(Access.REMOTE_READ));
+            // The message is the library's until the peer has read it: nothing writes it meanwhile, so its Read
+            // Responses go from it without a copy, CRC or not.
+            region = pd.registerUnchanging(direct);
         } catch (RuntimeException e) {
             direct.release();
             throw e;
