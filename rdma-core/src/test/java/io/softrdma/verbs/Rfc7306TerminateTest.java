@@ -6,16 +6,12 @@ import static io.softrdma.verbs.RawPeer.untagged;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.softrdma.cm.ConnectionManager;
 import io.softrdma.cm.RdmaConnection;
-import io.softrdma.cm.RdmaListener;
 import io.softrdma.mpa.MpaSettings;
 import io.softrdma.rdmap.RdmapExtensions;
 import io.softrdma.rdmap.RdmapOpcode;
 import io.softrdma.rdmap.TerminateException;
-import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
@@ -28,23 +24,19 @@ import org.junit.jupiter.api.Test;
  * peer offers the extensions in its MPA Request's private data ({@link RdmapExtensions}), as SoftRDMA does.
  */
 class Rfc7306TerminateTest {
-    private final ConnectionManager cm = ConnectionManager.create(2);
-    private final RdmaDevice device = RdmaDevice.create();
-    private final ProtectionDomain pd = device.allocateProtectionDomain();
-    private final CompletionQueue cq = device.createCompletionQueue(1024);
+    private final AcceptedRawPeer fixture = new AcceptedRawPeer();
+    private final RdmaDevice device = fixture.device;
+    private final ProtectionDomain pd = fixture.pd;
+    private final CompletionQueue cq = fixture.cq;
     private QueuePair qp;
-    private RdmaListener listener;
     private RawPeer peer;
     private RdmaConnection accepted;
 
     private RawPeer connect(UnaryOperator<QueuePairConfig> config, RdmapExtensions offered) throws Exception {
-        qp = pd.createQueuePair(config.apply(QueuePairConfig.of(cq).withReadDepths(4, 4)));
-        CompletableFuture<RdmaConnection> done = new CompletableFuture<>();
-        listener = cm.listen(new InetSocketAddress("127.0.0.1", 0), MpaSettings.defaults(),
-                request -> request.accept(qp, new byte[0]).whenComplete((c, e) -> done.complete(c)));
-        peer = RawPeer.connect(cm.eventLoopGroup(), listener.port(), MpaSettings.defaults(),
+        peer = fixture.connect(c -> config.apply(c.withReadDepths(4, 4)), MpaSettings.defaults(),
                 offered.appendTo(new byte[0]));
-        accepted = done.get(5, TimeUnit.SECONDS);
+        qp = fixture.qp;
+        accepted = fixture.accepted;
         return peer;
     }
 
@@ -54,18 +46,7 @@ class Rfc7306TerminateTest {
 
     @AfterEach
     void tearDown() {
-        if (peer != null) {
-            peer.close();
-        }
-        if (qp != null) {
-            qp.close();
-            qp.closeFuture().handle((v, e) -> null).join();
-        }
-        if (listener != null) {
-            listener.close();
-        }
-        cm.close();
-        pd.close();
+        fixture.close();
     }
 
     private void expectTerminate(String expectedUlpdu, String codeName) throws Exception {

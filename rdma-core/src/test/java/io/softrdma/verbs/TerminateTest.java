@@ -10,17 +10,13 @@ import static org.awaitility.Awaitility.await;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.Unpooled;
-import io.softrdma.cm.ConnectionManager;
 import io.softrdma.cm.RdmaConnection;
-import io.softrdma.cm.RdmaListener;
 import io.softrdma.mpa.MpaSettings;
 import io.softrdma.rdmap.TerminateException;
 import io.softrdma.testing.Hex;
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -42,23 +38,19 @@ class TerminateTest {
     private static final int DELIVERY_SIZE = 1 << 20;
     private static final int DELIVERY_READS = 8;
 
-    private final ConnectionManager cm = ConnectionManager.create(2);
-    private final RdmaDevice device = RdmaDevice.create();
-    private final ProtectionDomain pd = device.allocateProtectionDomain();
-    private final CompletionQueue cq = device.createCompletionQueue(1024);
+    private final AcceptedRawPeer fixture = new AcceptedRawPeer();
+    private final RdmaDevice device = fixture.device;
+    private final ProtectionDomain pd = fixture.pd;
+    private final CompletionQueue cq = fixture.cq;
     private QueuePair qp;
-    private RdmaListener listener;
     private RawPeer peer;
     private RdmaConnection accepted;
 
     /** Connects a raw peer to a queue pair under test that accepted it. */
     private RawPeer connect(UnaryOperator<QueuePairConfig> config, MpaSettings settings) throws Exception {
-        qp = pd.createQueuePair(config.apply(QueuePairConfig.of(cq)));
-        CompletableFuture<RdmaConnection> done = new CompletableFuture<>();
-        listener = cm.listen(new InetSocketAddress("127.0.0.1", 0), settings,
-                request -> request.accept(qp, new byte[0]).whenComplete((c, e) -> done.complete(c)));
-        peer = RawPeer.connect(cm.eventLoopGroup(), listener.port(), settings);
-        accepted = done.get(5, TimeUnit.SECONDS);
+        peer = fixture.connect(config, settings, new byte[0]);
+        qp = fixture.qp;
+        accepted = fixture.accepted;
         return peer;
     }
 
@@ -68,18 +60,7 @@ class TerminateTest {
 
     @AfterEach
     void tearDown() {
-        if (peer != null) {
-            peer.close();
-        }
-        if (qp != null) {
-            qp.close();
-            qp.closeFuture().handle((v, e) -> null).join();
-        }
-        if (listener != null) {
-            listener.close();
-        }
-        cm.close();
-        pd.close();
+        fixture.close();
     }
 
     private void expectTerminate(String expectedUlpdu, String codeName) throws Exception {
