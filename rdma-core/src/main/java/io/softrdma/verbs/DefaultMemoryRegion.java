@@ -130,10 +130,6 @@ final class DefaultMemoryRegion implements MemoryRegion {
     }
 
     /**
-     * Appends {@code length} octets from the registered buffer's {@code index} to {@code dst}, a buffer of the
-     * caller's event loop: as {@code dst.writeBytes(memory(), index, length)}, allocating nothing on any JDK.
-     */
-    /**
      * A retained slice of {@code length} octets from {@code index}, to send as they are: of the one component that
      * holds them when the memory is a composite (an RSocket frame is one: header and payload), so that the encoder's
      * CRC and TCP's gathering write reach the memory without an array of NIO buffers per segment (the composite's
@@ -151,6 +147,10 @@ final class DefaultMemoryRegion implements MemoryRegion {
         return registered.retainedSlice(index, length);
     }
 
+    /**
+     * Appends {@code length} octets from the registered buffer's {@code index} to {@code dst}, a buffer of the
+     * caller's event loop: as {@code dst.writeBytes(memory(), index, length)}, allocating nothing on any JDK.
+     */
     void appendTo(int index, ByteBuf dst, int length) {
         ByteBufCopy.append(registered, nio, index, dst, length);
     }
