@@ -17,8 +17,9 @@ import reactor.core.publisher.Mono;
  * team would otherwise pick, in the same run on the same machine. For each value size, both stores are filled with
  * {@code --keys} keys; then, for each number outstanding, a GET and a SET phase run on both stores: each store is
  * warmed up, then the phase is measured in {@code --rounds} turns per store, the stores alternating (A B, B A, ...),
- * so that drift in the machine's state hits both alike. Every GET's value is checked against what was written. Redis is started by the benchmark ({@link RedisServerProcess}) and skipped, with
- * the reason, when there is no {@code redis-server}.
+ * so that drift in the machine's state hits both alike. Every GET's value is checked against what was written.
+ * Redis is started by the benchmark ({@link RedisServerProcess}) and skipped, with the reason, when there is no
+ * {@code redis-server}.
  *
  * <p>Thread safety: runs on the calling thread.
  */
