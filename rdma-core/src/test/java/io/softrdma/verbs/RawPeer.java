@@ -30,7 +30,7 @@ import java.util.concurrent.TimeUnit;
 final class RawPeer implements AutoCloseable {
     final BlockingQueue<byte[]> received = new LinkedBlockingQueue<>();
     final CountDownLatch closed = new CountDownLatch(1);
-    /** What this peer's pipeline caught: its MPA decoder's framing errors (a CRC that fails, RFC 5044 §8) among them. */
+    /** What this peer's pipeline caught, its MPA decoder's framing errors among them (a CRC that fails, §8). */
     final BlockingQueue<Throwable> errors = new LinkedBlockingQueue<>();
     Channel channel;
     MpaNegotiation negotiation;
