@@ -87,7 +87,7 @@ class UnchangingRegionTest {
     }
 
     @Test
-    void rfc5044Section8_1AnUnchangingRegionIsSentFromItsOwnMemorySoAChangeBreaksThePeersCrc() throws Exception {
+    void rfc5044Sections4_4And8AnUnchangingRegionIsSentFromItsOwnMemorySoAChangeBreaksThePeersCrc() throws Exception {
         connect();
         ByteBuf memory = pattern(MIB, 3);
         MemoryRegion r = pd.registerUnchanging(memory);

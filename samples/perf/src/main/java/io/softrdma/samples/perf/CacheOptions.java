@@ -23,7 +23,7 @@ import picocli.CommandLine.Option;
  * @param json one JSON object per line instead of a table
  * @param redis whether to measure Redis too
  * @param redisServer the {@code redis-server} executable: a path, or a name looked up on {@code PATH}
- * @param crc MPA CRC32c on SoftRDMA's connections (RFC 5044 §8.1); Redis's TCP has none of its own
+ * @param crc MPA CRC32c on SoftRDMA's connections (RFC 5044 §4.4); Redis's TCP has none of its own
  * @param ops the operations measured, in the order run (both by default; one alone to profile it)
  * @param rounds how many turns each store's measured phase is cut into, the stores taking turns ({@link #turns()})
  */
