@@ -162,6 +162,35 @@ final class Harness {
         return Files.isExecutable(Path.of("/sbin", tool)) || Files.isExecutable(Path.of("/usr/sbin", tool));
     }
 
+    /** ../shared/tools/wire-check next to the repository, or the path in the {@code WIRE_CHECK} variable. */
+    static Path wireCheck() {
+        String env = System.getenv("WIRE_CHECK");
+        return (env != null && !env.isBlank() ? Path.of(env) : REPO_ROOT.resolve("../shared/tools/wire-check"))
+                .toAbsolutePath().normalize();
+    }
+
+    /** A finished command: its exit status (-1: killed after its time) and its output, stderr included. */
+    record Run(int status, String output) {
+    }
+
+    /** Runs {@code command} to its end, within {@code seconds}, its output (stderr included) kept in {@code log}. */
+    static Run run(Path log, int seconds, String... command) {
+        try {
+            Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            Reaper.register(p);
+            if (!p.waitFor(seconds, TimeUnit.SECONDS)) {
+                Reaper.destroy(p);
+                return new Run(-1, Logs.read(log));
+            }
+            return new Run(p.exitValue(), Logs.read(log));
+        } catch (IOException e) {
+            return new Run(-1, "could not run " + command[0] + ": " + e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return new Run(-1, "interrupted");
+        }
+    }
+
     private static boolean isRoot() {
         try {
             Process p = new ProcessBuilder("id", "-u").redirectErrorStream(true).start();

@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.IntPredicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -38,6 +39,12 @@ final class InteropCase {
     boolean siwKilled;
     /** The Java rping still ran after its time and was killed. */
     boolean javaKilled;
+    /** The case's TCP traffic on lo, judged when the Java side met a CRC error (see {@link Capture}). */
+    Capture capture;
+    /** Which TCP source ports are the siw side's: the capture's bad CRCs are siw's when all come from one. */
+    private IntPredicate siwPort = port -> false;
+    /** Why a first try of this case was made again (siw sent an FPDU whose CRC was wrong on the wire), or null. */
+    String earlierTry;
 
     private InteropCase(String id, String title, SiwVm vm, boolean hostToGuest) {
         this.id = id;
@@ -62,8 +69,16 @@ final class InteropCase {
      */
     static InteropCase javaClient(SiwVm vm, String id, String title, List<String> javaArgs, String siwOptions)
             throws IOException {
+        InteropCase c = runJavaClient(vm, id, title, javaArgs, siwOptions);
+        return c.siwSentBadCrc() && vm.hasSpareHostFwd()
+                ? c.madeAgain(runJavaClient(vm, id + "-again", title, javaArgs, siwOptions)) : c;
+    }
+
+    private static InteropCase runJavaClient(SiwVm vm, String id, String title, List<String> javaArgs,
+            String siwOptions) throws IOException {
         InteropCase c = new InteropCase(id, title, vm, true);
         SiwVm.HostFwd fwd = vm.takeHostFwd();
+        c.siwPort = port -> port == fwd.host();
         c.siwCommand = "rping -s -a 0.0.0.0 -p " + fwd.guest() + " " + siwOptions;
         System.err.printf("[interop] %s %s%n", id, title);
         c.siw = vm.submit(id + ": siw rping server",
@@ -78,6 +93,7 @@ final class InteropCase {
                     "-C", Integer.toString(Harness.PINGS), "-V", "-d",
                     "--timeout", Integer.toString(JAVA_TIMEOUT)));
             args.addAll(javaArgs);
+            c.capture = Capture.start(c.dir.resolve("java-client.pcapng"), fwd.host());
             c.java = JavaRping.start(c.dir, "java-client", args);
             c.javaRc = c.java.awaitExit(Duration.ofSeconds(JAVA_TIMEOUT + 30));
             // After a good run siw's server exits once it sees the disconnect; after a failure it may
@@ -103,12 +119,21 @@ final class InteropCase {
     /** The same with other options for siw's rping -c (as above). */
     static InteropCase javaServer(SiwVm vm, String id, String title, List<String> javaArgs, String siwOptions)
             throws IOException {
+        InteropCase c = runJavaServer(vm, id, title, javaArgs, siwOptions);
+        return c.siwSentBadCrc() && vm.hasSpareGuestFwd()
+                ? c.madeAgain(runJavaServer(vm, id + "-again", title, javaArgs, siwOptions)) : c;
+    }
+
+    private static InteropCase runJavaServer(SiwVm vm, String id, String title, List<String> javaArgs,
+            String siwOptions) throws IOException {
         InteropCase c = new InteropCase(id, title, vm, false);
         int port = vm.takeGuestFwd();
+        c.siwPort = p -> p != port;
         System.err.printf("[interop] %s %s%n", id, title);
         List<String> args = new ArrayList<>(List.of("-s", "-a", "127.0.0.1", "-p", Integer.toString(port), "-V", "-d",
                 "--timeout", Integer.toString(JAVA_TIMEOUT)));
         args.addAll(javaArgs);
+        c.capture = Capture.start(c.dir.resolve("java-server.pcapng"), port);
         c.java = JavaRping.start(c.dir, "java-server", args);
         try {
             if (!c.java.awaitStdout("rping: listening on", Duration.ofSeconds(30))) {
@@ -129,6 +154,25 @@ final class InteropCase {
         return c;
     }
 
+    /**
+     * Whether the Java side ended the connection for a CRC error (RFC 5044 §8 code 2) in what siw sent, and the
+     * capture shows those FPDUs with a wrong CRC on the wire, as siw's slirp forward delivered them: then siw (or
+     * qemu between it and the host) sent them so, and the Java side did what RFC 5044 §8 asks. Nothing else counts.
+     */
+    boolean siwSentBadCrc() {
+        return javaRc != null && javaRc == 1 && java.err().contains("this side sent a Terminate")
+                && java.err().contains("CRC_ERROR") && capture != null && capture.badCrcOnlyFrom(siwPort);
+    }
+
+    /** {@code again}, the same case made again after this try, which siw spoiled; both are in the logs. */
+    private InteropCase madeAgain(InteropCase again) {
+        again.earlierTry = id + " ended for a CRC error in an FPDU siw sent with a wrong CRC on the wire ("
+                + capture.describe() + "): " + java.errorLine();
+        System.err.println("[interop] " + again.earlierTry + "; made again as " + again.id);
+        Logs.write(again.dir.resolve("case.txt"), again.summary());
+        return again;
+    }
+
     static String firstLine(Throwable e) {
         return e.getMessage() == null ? e.toString() : e.getMessage().lines().findFirst().orElse(e.toString());
     }
@@ -137,6 +181,13 @@ final class InteropCase {
         if (java != null) {
             javaKilled = java.isAlive() || (javaRc == null && java.exitCodeIfDone() != null);
             java.close();
+        }
+        if (capture != null) {
+            if (javaRc != null && javaRc != 0 && java.err().contains("CRC_ERROR")) {
+                capture.verdict();
+            } else {
+                capture.discard();
+            }
         }
         if (siw != null && siw.exitCode() == null) {
             siwKilled = true;
@@ -241,6 +292,12 @@ final class InteropCase {
                 .append(", pings ").append(siwPings()).append('\n');
         sb.append("java connection: ").append(javaConnection()).append('\n');
         sb.append("siw connection: ").append(siwConnection()).append('\n');
+        if (capture != null) {
+            sb.append("capture: ").append(capture.describe()).append('\n');
+        }
+        if (earlierTry != null) {
+            sb.append("earlier try: ").append(earlierTry).append('\n');
+        }
         return sb.toString();
     }
 

@@ -46,8 +46,10 @@ abstract class SiwInteropTestBase {
             try {
                 // A case takes 2 to 10 s; the bound (run.sh kills the VM after it) matters only when
                 // this JVM was killed without running its shutdown hook.
-                vm = SiwVm.boot(vmName(), siwParams(), hostToGuestCases(), guestToHostCases(),
-                        120 + 60 * (hostToGuestCases() + guestToHostCases()));
+                // One forward each way beyond the cases': for a case made again after siw sent an FPDU whose CRC
+                // is wrong on the wire (InteropCase.siwSentBadCrc).
+                vm = SiwVm.boot(vmName(), siwParams(), hostToGuestCases() + 1, guestToHostCases() + 1,
+                        120 + 60 * (hostToGuestCases() + guestToHostCases() + 2));
                 Results.vm(vm);
             } catch (Throwable t) {
                 bootFailure = t;

@@ -141,6 +141,16 @@ final class SiwVm implements AutoCloseable {
         return hostFwds.get(nextHostFwd++);
     }
 
+    /** Whether a host→guest forward is left for a case made again ({@link InteropCase#siwSentBadCrc()}). */
+    synchronized boolean hasSpareHostFwd() {
+        return nextHostFwd < hostFwds.size();
+    }
+
+    /** Whether a guest→host forward is left for a case made again. */
+    synchronized boolean hasSpareGuestFwd() {
+        return nextGuestFwd < guestFwds.size();
+    }
+
     /** The next unused guest→host port (guest 10.0.2.100:P → host 127.0.0.1:P). */
     synchronized int takeGuestFwd() {
         if (nextGuestFwd >= guestFwds.size()) {

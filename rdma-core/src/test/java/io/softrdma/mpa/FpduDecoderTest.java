@@ -91,7 +91,9 @@ class FpduDecoderTest {
         ch.writeInbound(Unpooled.wrappedBuffer(encode(true, false, List.of(pattern(5, 9)))));
 
         assertThat(r.events).containsExactly("ULPDU " + Hex.hex(pattern(10, 1)), "error CRC_ERROR");
-        assertThat(r.error.getMessage()).contains("CRC32c received").contains("RFC 5044 §4.4");
+        assertThat(r.error.getMessage()).contains("CRC32c received").contains("RFC 5044 §4.4")
+                .as("a second computation over a copy tells a corrupt FPDU from a misread one")
+                .contains("over a heap copy").endsWith("the octets read hold that CRC");
         assertThat(ch.isOpen()).as("MPA does not close on code 2 (RFC 5044 §8)").isTrue();
         assertThat(ch.config().isAutoRead()).as("the stream is not read further").isFalse();
         assertThat(ch.finish()).isFalse();

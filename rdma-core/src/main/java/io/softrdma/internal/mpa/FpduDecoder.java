@@ -1,6 +1,7 @@
 package io.softrdma.internal.mpa;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.util.internal.logging.InternalLogger;
@@ -8,6 +9,7 @@ import io.netty.util.internal.logging.InternalLoggerFactory;
 import io.softrdma.mpa.LlpErrorCode;
 import io.softrdma.mpa.MpaNegotiation;
 import java.util.List;
+import java.util.zip.CRC32C;
 
 /**
  * Finds the FPDUs in the received stream (RFC 5044 §6), checks each one's CRC (§4.4) and Markers
@@ -122,7 +124,8 @@ public final class FpduDecoder extends ByteToMessageDecoder {
             if (computed != received) {
                 fail(ctx, in, LlpErrorCode.CRC_ERROR, String.format(
                         "FPDU at stream octet %d (ULPDU_Length %d): CRC32c received 0x%08x, computed 0x%08x"
-                                + " (RFC 5044 §4.4)", position, ulpduLength, received, computed));
+                                + " (RFC 5044 §4.4); %s", position, ulpduLength, received, computed,
+                        secondOpinion(in, start, wireLength - FpduCodec.CRC_LENGTH, received, computed)));
                 return;
             }
         }
@@ -221,6 +224,22 @@ public final class FpduDecoder extends ByteToMessageDecoder {
             remaining -= chunk;
         }
         return ulpdu;
+    }
+
+    /**
+     * The CRC again, on the error path only, over a heap copy made by Netty's own {@code getBytes} and the JDK's
+     * {@link CRC32C} on an array: a path that shares nothing with {@link Crc32c}'s windows over pool chunks. If it
+     * agrees with the received value, the octets were right and the fast path misread them (a SoftRDMA bug); if
+     * it agrees with the first computation, the octets in the read buffers are what it says, as received.
+     */
+    private static String secondOpinion(ByteBuf in, int start, int length, int received, int computed) {
+        CRC32C check = new CRC32C();
+        check.update(ByteBufUtil.getBytes(in, start, length, true));
+        int again = (int) check.getValue();
+        String verdict = again == computed ? "the octets read hold that CRC"
+                : again == received ? "the fast CRC path misread the octets, a SoftRDMA bug"
+                : "the octets changed while being checked";
+        return String.format("over a heap copy 0x%08x: %s", again, verdict);
     }
 
     private void fail(ChannelHandlerContext ctx, ByteBuf in, LlpErrorCode code, String message) {
