@@ -7,6 +7,7 @@ import io.softrdma.cm.RdmaConnection;
 import io.softrdma.cm.RdmaPipeline;
 import io.softrdma.cm.StartupLimiter;
 import io.softrdma.mpa.MpaSettings;
+import io.softrdma.reactive.internal.BusyPollLoops;
 import io.softrdma.reactive.internal.SessionResources;
 import io.softrdma.reactive.spi.SessionProtocol;
 import io.softrdma.verbs.QueuePairConfig;
@@ -236,6 +237,18 @@ public final class RdmaServer {
      */
     public RdmaServer receivePool(ReceivePool pool) {
         return with(config.withSession(config.session().withReceivePool(pool)));
+    }
+
+    /**
+     * Runs the sessions on event loops that poll their sockets for {@code busyPoll} after each burst of work before
+     * they sleep ({@link RdmaClient#busyPoll(Duration)}: a request is taken without waking a sleeping thread when it
+     * comes within that time, at the price of up to that much CPU after every burst). {@link Duration#ZERO} (the
+     * default): reactor-netty's loops.
+     *
+     * @throws IllegalArgumentException if {@code busyPoll} is negative
+     */
+    public RdmaServer busyPoll(Duration busyPoll) {
+        return BusyPollLoops.check(busyPoll).isZero() ? this : with(tcp.runOn(BusyPollLoops.shared(busyPoll)));
     }
 
     /** Further reactor-netty settings (loop resources, wiretap, metrics, TLS below MPA). */

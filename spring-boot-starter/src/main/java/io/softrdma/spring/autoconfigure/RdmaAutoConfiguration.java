@@ -54,7 +54,7 @@ public final class RdmaAutoConfiguration {
             ObjectProvider<RdmaClientCustomizer> customizers, ObjectProvider<SslBundles> sslBundles) {
         RdmaProperties.Client p = properties.getClient();
         RdmaClient client = RdmaClient.create().host(p.getHost()).port(p.getPort())
-                .connectTimeout(p.getConnectTimeout())
+                .connectTimeout(p.getConnectTimeout()).busyPoll(p.getBusyPoll())
                 .mpa(mpa(p.getMpa())).queuePair(queuePair(p.getQueuePair())).messaging(messaging(p.getMessaging()))
                 .metrics(activity.client());
         if (p.getSsl().isEnabled()) {
@@ -110,7 +110,7 @@ public final class RdmaAutoConfiguration {
             ObjectProvider<SslBundles> sslBundles) {
         RdmaServer server = RdmaServer.create().maxPendingStartups(p.getMaxPendingStartups())
                 .maxSessions(p.getMaxSessions())
-                .receivePool(receivePool(p.getReceivePoolSize()))
+                .receivePool(receivePool(p.getReceivePoolSize())).busyPoll(p.getBusyPoll())
                 .mpa(mpa(p.getMpa())).queuePair(queuePair(p.getQueuePair())).messaging(messaging(p.getMessaging()))
                 .metrics(activity.server());
         if (p.getSsl().isEnabled()) {

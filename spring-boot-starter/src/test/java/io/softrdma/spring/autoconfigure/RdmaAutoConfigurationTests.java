@@ -102,6 +102,30 @@ class RdmaAutoConfigurationTests {
     }
 
     @Test
+    void busyPollRunsEachSideOnPollingLoops() {
+        runner.withPropertyValues("rdma.server.port=0", "rdma.server.address=127.0.0.1",
+                "rdma.server.busy-poll=40us", "rdma.client.busy-poll=30us").run(context -> {
+                    RdmaSession session = connect(context);
+                    awaitServerSessions(context, 1);
+                    RdmaSession served = context.getBean(RdmaActivity.class).server().openSessions().iterator().next();
+                    assertThat(loopThread(session)).startsWith("softrdma-busy-poll-30us");
+                    assertThat(loopThread(served)).startsWith("softrdma-busy-poll-40us");
+                    close(session);
+                });
+        runner.withPropertyValues("rdma.server.port=0", "rdma.server.address=127.0.0.1").run(context -> {
+            RdmaSession session = connect(context);
+            assertThat(loopThread(session)).as("by default reactor-netty's loops").doesNotContain("busy-poll");
+            close(session);
+        });
+    }
+
+    /** The name of the thread of the event loop {@code session} runs on. */
+    static String loopThread(RdmaSession session) throws Exception {
+        return session.connection().channel().eventLoop().submit(() -> Thread.currentThread().getName())
+                .get(TIMEOUT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
+    }
+
+    @Test
     void mpaRevisionOneIsSpokenWhenConfigured() {
         runner.withPropertyValues("rdma.server.port=0", "rdma.server.address=127.0.0.1",
                 "rdma.client.mpa.revision=1", "rdma.client.mpa.peer-to-peer=off").run(context -> {

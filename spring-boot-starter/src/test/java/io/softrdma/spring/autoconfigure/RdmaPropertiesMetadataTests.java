@@ -22,7 +22,7 @@ class RdmaPropertiesMetadataTests {
                 "queue-pair.receive-queue-depth", "queue-pair.send-queue-depth", "queue-pair.atomics",
                 "queue-pair.immediate-data", "messaging.inline-size",
                 "messaging.max-message-size", "messaging.remote-invalidation", "messaging.send-window",
-                "ssl.enabled", "ssl.bundle"}) {
+                "ssl.enabled", "ssl.bundle", "busy-poll"}) {
                 assertThat(json).contains("\"name\": \"rdma." + side + "." + p + "\"");
             }
         }

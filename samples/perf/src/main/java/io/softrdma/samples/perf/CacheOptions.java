@@ -26,10 +26,12 @@ import picocli.CommandLine.Option;
  * @param crc MPA CRC32c on SoftRDMA's connections (RFC 5044 §4.4); Redis's TCP has none of its own
  * @param ops the operations measured, in the order run (both by default; one alone to profile it)
  * @param rounds how many turns each store's measured phase is cut into, the stores taking turns ({@link #turns()})
+ * @param busyPoll how long RdmaCache's event loops busy-poll after each burst of work before they sleep
+ *     ({@code RdmaTransport.newEventLoopGroup(int, ThreadFactory, Duration)}); zero: they do not
  */
 record CacheOptions(List<Integer> sizes, List<Integer> outstanding, Duration duration, Duration warmup,
         long iterations, int keys, boolean json, boolean redis, String redisServer, boolean crc, List<CacheOp> ops,
-        int rounds) {
+        int rounds, Duration busyPoll) {
 
     /** The value sizes: 64 B, 1 KiB and 16 KiB. */
     static final List<Integer> DEFAULT_SIZES = List.of(64, 1024, 16 * 1024);
@@ -113,6 +115,10 @@ record CacheOptions(List<Integer> sizes, List<Integer> outstanding, Duration dur
         @Option(names = "--rounds", paramLabel = "N", description = "each measured phase in N turns per store, the"
                 + " stores alternating (A B B A ...) so that the machine's drift hits both alike (default: 8)")
         String rounds;
+        @Option(names = "--busy-poll", paramLabel = "US", description = "microseconds RdmaCache's event loops"
+                + " poll their sockets after each burst of work before they sleep, as RDMA applications poll their"
+                + " completion queues (default: 0, off; CPU for latency)")
+        String busyPoll;
         @Option(names = "--no-redis", description = "measure RdmaCache only")
         boolean noRedis;
         @Option(names = "--json", description = "one JSON object per line instead of a table")
@@ -149,8 +155,10 @@ record CacheOptions(List<Integer> sizes, List<Integer> outstanding, Duration dur
             List<CacheOp> ops = this.ops == null ? List.of(CacheOp.values()) : parseOps(this.ops);
             int rounds = this.rounds == null ? DEFAULT_ROUNDS
                     : (int) OptionValues.wholeNumber(this.rounds, "--rounds", 1, 1000);
+            Duration busyPoll = this.busyPoll == null ? Duration.ZERO
+                    : Duration.ofNanos(1000 * OptionValues.wholeNumber(this.busyPoll, "--busy-poll", 0, 1_000_000));
             return new CacheOptions(sizes, outstanding, duration, warmup, iterations, keys, json, !noRedis,
-                    redisServer, crc, ops, rounds);
+                    redisServer, crc, ops, rounds, busyPoll);
         }
     }
 

@@ -105,7 +105,7 @@ final class CachePerf {
                         for (CacheResult r : measure(options, targets, op, keys, value, outstanding, warmed)) {
                             results.add(r);
                             if (options.json()) {
-                                r.printJson(out, options.crc());
+                                r.printJson(out, options.crc(), options.busyPoll().toNanos() / 1000);
                             }
                         }
                     }
@@ -117,7 +117,7 @@ final class CachePerf {
             }
         }
         if (!options.json()) {
-            CacheResult.printTable(out, results, redisSkipped, options.crc());
+            CacheResult.printTable(out, results, redisSkipped, options.crc(), options.busyPoll().toNanos() / 1000);
         }
         return results;
     }

@@ -29,9 +29,9 @@ record CacheResult(String test, int size, int outstanding, long operations, doub
 
     /**
      * One JSON line: the fields above, figures rounded (1 decimal; CPU 2), NaN as null; RdmaCache's rows also say
-     * whether MPA CRC was on ({@code crc}).
+     * whether MPA CRC was on ({@code crc}) and how long its event loops busy-polled ({@code busyPollUs}, 0: not).
      */
-    void printJson(PrintStream out, boolean crc) {
+    void printJson(PrintStream out, boolean crc, long busyPollUs) {
         ObjectNode line = JSON.createObjectNode()
                 .put("test", test)
                 .put("size", size)
@@ -44,7 +44,7 @@ record CacheResult(String test, int size, int outstanding, long operations, doub
                 .put("serverCpu", decimal(serverCpu, 2))
                 .put("wrong", wrong);
         if (test.startsWith("cache-")) {
-            line.put("crc", crc);
+            line.put("crc", crc).put("busyPollUs", busyPollUs);
         }
         out.println(JSON.writeValueAsString(line));
         out.flush();
@@ -57,9 +57,11 @@ record CacheResult(String test, int size, int outstanding, long operations, doub
     }
 
     /** The table, each RdmaCache row next to its Redis twin's figures as ratios. */
-    static void printTable(PrintStream out, List<CacheResult> results, String redisSkipped, boolean crc) {
-        out.printf(Locale.ROOT, "%nSoftRDMA cache benchmark (Java %s, MPA CRC %s): RdmaCache vs Redis through"
-                + " Lettuce, on 127.0.0.1%n", System.getProperty("java.version"), crc ? "on" : "off");
+    static void printTable(PrintStream out, List<CacheResult> results, String redisSkipped, boolean crc,
+            long busyPollUs) {
+        out.printf(Locale.ROOT, "%nSoftRDMA cache benchmark (Java %s, MPA CRC %s%s): RdmaCache vs Redis through"
+                + " Lettuce, on 127.0.0.1%n", System.getProperty("java.version"), crc ? "on" : "off",
+                busyPollUs == 0 ? "" : ", RdmaCache's loops busy-poll " + busyPollUs + " µs");
         String header = String.format(Locale.ROOT, "%-10s %8s %5s %10s %11s %8s %8s %11s %10s %10s", "test",
                 "size", "out", "ops", "ops/s", "p50 us", "p99 us", "cpu cli/srv", "ops/Redis", "p50/Redis");
         out.println(header);

@@ -4,6 +4,9 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.EventLoopGroup;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.softrdma.cm.RdmaTransport;
 import io.softrdma.memory.AccessPolicy;
 import io.softrdma.memory.DisposableMemoryServer;
 import io.softrdma.memory.MemoryCodec;
@@ -16,8 +19,8 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import reactor.core.publisher.Mono;
-import reactor.netty.resources.LoopResources;
 
 /**
  * RdmaCache as the cache benchmark measures it: a memory server owning one cache ({@link CacheOwner}) on its own
@@ -35,8 +38,8 @@ final class RdmaCacheTarget implements CacheTarget {
     private static final String CREDENTIAL = "perf";
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
 
-    private final LoopResources serverLoops = LoopResources.create(SERVER_THREADS, 1, 1, true);
-    private final LoopResources clientLoops = LoopResources.create(CLIENT_THREADS, 1, true);
+    private final EventLoopGroup serverLoops;
+    private final EventLoopGroup clientLoops;
     private final CacheOwner owner;
     private final DisposableMemoryServer server;
     private final RemoteMemory memory;
@@ -44,6 +47,11 @@ final class RdmaCacheTarget implements CacheTarget {
     private final ThreadUsage serverCpu = ThreadUsage.start(SERVER_THREADS);
 
     RdmaCacheTarget(CacheOptions options) {
+        RdmaTransport transport = RdmaTransport.best();
+        serverLoops = transport.newEventLoopGroup(1, new DefaultThreadFactory(SERVER_THREADS, true),
+                options.busyPoll());
+        clientLoops = transport.newEventLoopGroup(1, new DefaultThreadFactory(CLIENT_THREADS, true),
+                options.busyPoll());
         int entry = entrySize(Collections.max(options.sizes()));
         long size = tableSize(options.keys(), Collections.max(options.sizes()));
         AccessPolicy policy = AccessPolicy.grant(CREDENTIAL, CacheOwner.regionName(CACHE), RegionAccess.READ,
@@ -108,8 +116,8 @@ final class RdmaCacheTarget implements CacheTarget {
         memory.dispose();
         owner.dispose();
         server.disposeNow(TIMEOUT);
-        for (LoopResources loops : new LoopResources[] {clientLoops, serverLoops}) {
-            loops.disposeLater(Duration.ZERO, Duration.ofSeconds(2)).block(TIMEOUT);
+        for (EventLoopGroup loops : new EventLoopGroup[] {clientLoops, serverLoops}) {
+            loops.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         }
     }
 

@@ -43,6 +43,10 @@ class CachePerfTest {
         assertThat(CacheOptions.USAGE).contains("--outstanding N[,N...]").contains("--no-redis").contains("--ops");
         assertThat(CacheOptions.parse(new String[] {"--test", "cache", "--ops", "get"}).ops())
                 .containsExactly(CacheOp.GET);
+        assertThat(o.busyPoll()).as("the loops sleep at once by default").isZero();
+        assertThat(CacheOptions.parse(new String[] {"--test", "cache", "--busy-poll", "100"}).busyPoll())
+                .isEqualTo(java.time.Duration.ofNanos(100_000));
+        assertThat(CacheOptions.USAGE).contains("--busy-poll US");
     }
 
     @Test
@@ -80,6 +84,7 @@ class CachePerfTest {
                         "cache-get/1024/1", "cache-set/1024/1", "cache-get/1024/8", "cache-set/1024/8");
         for (JsonNode row : rows) {
             assertThat(row.get("crc").asBoolean()).isTrue();
+            assertThat(row.get("busyPollUs").asLong()).as("the loops sleep at once by default").isZero();
             assertThat(row.get("iterations").asLong()).isEqualTo(200);
             assertThat(row.get("msgsPerSec").asDouble()).isPositive();
             assertThat(row.get("p99us").asDouble()).isGreaterThanOrEqualTo(row.get("p50us").asDouble());
