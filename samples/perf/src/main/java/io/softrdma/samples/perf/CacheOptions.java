@@ -26,8 +26,9 @@ import picocli.CommandLine.Option;
  * @param crc MPA CRC32c on SoftRDMA's connections (RFC 5044 §4.4); Redis's TCP has none of its own
  * @param ops the operations measured, in the order run (both by default; one alone to profile it)
  * @param rounds how many turns each store's measured phase is cut into, the stores taking turns ({@link #turns()})
- * @param busyPoll how long RdmaCache's event loops busy-poll after each burst of work before they sleep
- *     ({@code RdmaTransport.newEventLoopGroup(int, ThreadFactory, Duration)}); zero: they do not
+ * @param busyPoll how long the clients' event loops (RdmaCache's and its owner's, and Lettuce's) busy-poll after each
+ *     burst of work before they sleep ({@code RdmaTransport.newEventLoopGroup(int, ThreadFactory, Duration)}); zero:
+ *     they do not. redis-server has no such setting
  */
 record CacheOptions(List<Integer> sizes, List<Integer> outstanding, Duration duration, Duration warmup,
         long iterations, int keys, boolean json, boolean redis, String redisServer, boolean crc, List<CacheOp> ops,
@@ -115,9 +116,9 @@ record CacheOptions(List<Integer> sizes, List<Integer> outstanding, Duration dur
         @Option(names = "--rounds", paramLabel = "N", description = "each measured phase in N turns per store, the"
                 + " stores alternating (A B B A ...) so that the machine's drift hits both alike (default: 8)")
         String rounds;
-        @Option(names = "--busy-poll", paramLabel = "US", description = "microseconds RdmaCache's event loops"
-                + " poll their sockets after each burst of work before they sleep, as RDMA applications poll their"
-                + " completion queues (default: 0, off; CPU for latency)")
+        @Option(names = "--busy-poll", paramLabel = "US", description = "microseconds the event loops of RdmaCache,"
+                + " its owner and Lettuce poll their sockets after each burst of work before they sleep, as RDMA"
+                + " applications poll their completion queues (default: 0, off; CPU for latency)")
         String busyPoll;
         @Option(names = "--no-redis", description = "measure RdmaCache only")
         boolean noRedis;

@@ -77,7 +77,7 @@ final class CachePerf {
                     redisSkipped = options.redisServer() + " not found" + (options.redisServer().contains("/") ? ""
                             : " on PATH") + " (Debian: apt-get install -y redis-server)";
                 } else {
-                    targets.add(new RedisTarget(redis.get()));
+                    targets.add(new RedisTarget(redis.get(), options.busyPoll()));
                 }
             } else {
                 redisSkipped = "--no-redis";

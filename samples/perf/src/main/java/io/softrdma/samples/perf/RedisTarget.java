@@ -8,6 +8,13 @@ import io.lettuce.core.api.reactive.RedisReactiveCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
+import io.lettuce.core.resource.EventLoopGroupProvider;
+import io.netty.channel.EventLoopGroup;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.EventExecutorGroup;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.ImmediateEventExecutor;
+import io.softrdma.cm.RdmaTransport;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -19,7 +26,9 @@ import reactor.core.publisher.Mono;
 /**
  * Redis as the cache benchmark measures it: a {@code redis-server} started on loopback ({@link RedisServerProcess})
  * and one Lettuce connection, its reactive API, on one I/O thread; Lettuce pipelines the outstanding commands on
- * that connection, as an application's shared connection does.
+ * that connection, as an application's shared connection does. With {@code --busy-poll} that I/O thread polls as
+ * RdmaCache's loops do ({@code RdmaTransport.newEventLoopGroup(int, ThreadFactory, Duration)}), so that the client
+ * side of the comparison is alike; redis-server itself has no such setting and sleeps in {@code epoll_wait}.
  *
  * <p>Thread safety: as {@link CacheTarget}.
  */
@@ -34,10 +43,16 @@ final class RedisTarget implements CacheTarget {
     private final RedisReactiveCommands<byte[], byte[]> commands;
     private final ProcessCpu serverCpu;
 
-    RedisTarget(Path executable) throws Exception {
+    RedisTarget(Path executable, Duration busyPoll) throws Exception {
         server = RedisServerProcess.start(executable);
         try {
-            resources = DefaultClientResources.builder().ioThreadPoolSize(1).computationThreadPoolSize(1).build();
+            DefaultClientResources.Builder builder = DefaultClientResources.builder().ioThreadPoolSize(1)
+                    .computationThreadPoolSize(1);
+            if (!busyPoll.isZero()) {
+                builder.eventLoopGroupProvider(new PollingLoop(RdmaTransport.best().newEventLoopGroup(1,
+                        new DefaultThreadFactory(CLIENT_THREADS + "epollEventLoop", true), busyPoll)));
+            }
+            resources = builder.build();
             client = RedisClient.create(resources, RedisURI.builder().withHost("127.0.0.1").withPort(server.port())
                     .withTimeout(Duration.ofSeconds(30)).build());
             // Completions are published on the I/O thread (Lettuce's default), as SoftRDMA's are on its event loop.
@@ -54,6 +69,35 @@ final class RedisTarget implements CacheTarget {
     @Override
     public String name() {
         return "redis";
+    }
+
+    /** Lettuce's I/O loop given as the one polling group, shut down with the client's resources. */
+    private record PollingLoop(EventLoopGroup group) implements EventLoopGroupProvider {
+        @Override
+        public <T extends EventLoopGroup> T allocate(Class<T> type) {
+            if (!type.isInstance(group)) {
+                throw new IllegalStateException("Lettuce asked for a " + type.getName() + ", not the "
+                        + group.getClass().getName() + " perf polls with");
+            }
+            return type.cast(group);
+        }
+
+        @Override
+        public int threadPoolSize() {
+            return 1;
+        }
+
+        @Override
+        public Future<Boolean> release(EventExecutorGroup eventLoopGroup, long quietPeriod, long timeout,
+                TimeUnit unit) {
+            return ImmediateEventExecutor.INSTANCE.newSucceededFuture(true); // shut down with the resources
+        }
+
+        @Override
+        public Future<Boolean> shutdown(long quietPeriod, long timeout, TimeUnit unit) {
+            group.shutdownGracefully(quietPeriod, timeout, unit).syncUninterruptibly();
+            return ImmediateEventExecutor.INSTANCE.newSucceededFuture(true);
+        }
     }
 
     @Override
