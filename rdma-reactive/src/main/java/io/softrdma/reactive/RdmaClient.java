@@ -168,9 +168,10 @@ public final class RdmaClient {
      * Runs the sessions on event loops that poll their sockets for {@code busyPoll} after each burst of work before
      * they sleep, as an RDMA application polls its completion queue: an answer that comes within that time is taken
      * without waking a sleeping thread. One operation at a time, that is most of a round trip's cost on a virtual
-     * machine (docs/benchmarks.md, "busy polling": a cache GET's p50 from 68 to 21 µs here); the price is up to
-     * {@code busyPoll} of CPU after every burst of work (none while a loop is idle). The loops are shared by every
-     * client and server given the same time (one per processor); with fewer than two processors they do not poll.
+     * machine (docs/benchmarks.md, "busy polling": a cache GET's p50 from 64–71 µs to 13–21 µs here); the price is
+     * up to {@code busyPoll} of CPU after every burst of work (none while a loop is idle). The loops are shared by
+     * every client and server given the same time (one per processor); with fewer than two processors they do not
+     * poll.
      * {@link Duration#ZERO} (the default): reactor-netty's loops, which sleep at once. A later
      * {@link #tcpConfiguration} {@code runOn} replaces these loops.
      *

@@ -28,8 +28,8 @@ class BusyPollTest {
                             StandardCharsets.US_ASCII), StandardCharsets.US_ASCII)), 1);
                     return session.onDispose();
                 }).bindNow();
-        RdmaSession client = RdmaClient.create().host("127.0.0.1").port(server.port()).busyPoll(Duration.ofNanos(35_000))
-                .connect().block(TIMEOUT);
+        RdmaSession client = RdmaClient.create().host("127.0.0.1").port(server.port())
+                .busyPoll(Duration.ofNanos(35_000)).connect().block(TIMEOUT);
         try {
             RdmaSession served = accepted.get(10, TimeUnit.SECONDS);
             assertThat(loopThread(client)).startsWith("softrdma-busy-poll-35us");

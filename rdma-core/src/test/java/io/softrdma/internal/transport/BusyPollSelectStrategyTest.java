@@ -65,8 +65,8 @@ class BusyPollSelectStrategyTest {
 
     @Test
     void aPollingEventLoopRunsTasksFromOtherThreads() throws Exception {
-        EventLoopGroup group = RdmaTransport.best().newEventLoopGroup(1, new DefaultThreadFactory("busy-poll-test", true),
-                Duration.ofMillis(5));
+        EventLoopGroup group = RdmaTransport.best().newEventLoopGroup(1,
+                new DefaultThreadFactory("busy-poll-test", true), Duration.ofMillis(5));
         try {
             for (int i = 0; i < 100; i++) {
                 int n = i;

@@ -44,8 +44,8 @@ public class RdmaProperties {
         /**
          * How long the event loops poll their sockets after each burst of work before they sleep, as an RDMA
          * application polls its completion queue: an answer that comes within that time is taken without waking a
-         * sleeping thread (a cache GET one at a time: 68 to 21 µs on the project's 2-core machine), at the price of
-         * up to that much CPU after every burst. 0 (the default): the loops sleep at once.
+         * sleeping thread (a cache GET one at a time: 64–71 µs to 13–21 µs on the project's 2-core machine), at
+         * the price of up to that much CPU after every burst. 0 (the default): the loops sleep at once.
          */
         private Duration busyPoll = Duration.ZERO;
 
