@@ -32,11 +32,11 @@ public interface ProtectionDomain extends AutoCloseable {
     /**
      * Registers the whole capacity of a direct buffer, zero-based, for the peer to RDMA Read ({@link
      * Access#REMOTE_READ} only), on the caller's promise that its octets do not change while it is registered: a
-     * message lent to the peer until it says it has read it (the messaging layer's large messages are). Read Responses then
-     * go from the memory itself even with MPA CRC on, where other regions' are copied first (MPA's CRC is computed
-     * as a segment is framed and TCP takes the octets later, so memory that changed in between would reach the peer
-     * under a CRC that fails, RFC 5044 §4.4). Break the promise and the peer may see exactly that: a CRC error,
-     * which ends the connection (RFC 5044 §8).
+     * message lent to the peer until it says it has read it (the messaging layer's large messages are). Read
+     * Responses then go from the memory itself even with MPA CRC on, where other regions' are copied first (MPA's
+     * CRC is computed as a segment is framed and TCP takes the octets later, so memory that changed in between would
+     * reach the peer under a CRC that fails, RFC 5044 §4.4). Break the promise and the peer may see exactly that: a
+     * CRC error, which ends the connection (RFC 5044 §8).
      *
      * @throws IllegalArgumentException if the buffer is not direct
      */

@@ -54,26 +54,33 @@ class SiwShapedStreamTest {
         Random random = new Random(20261127);
         byte[] content = new byte[WRITE];
         List<byte[]> group = new ArrayList<>();
-        for (int w = 0; w < WRITES; w++) {
-            random.nextBytes(content);
-            for (int offset = 0; offset < WRITE; offset += SEGMENT) {
-                int n = Math.min(SEGMENT, WRITE - offset);
-                byte[] header = Hex.bytes(RawPeer.tagged(0, offset + n == WRITE, sink.stag(),
-                        offset));
-                byte[] ulpdu = new byte[header.length + n];
-                System.arraycopy(header, 0, ulpdu, 0, header.length);
-                System.arraycopy(content, offset, ulpdu, header.length, n);
-                group.add(ulpdu);
-                if (random.nextInt(8) == 0) { // groups of 8 FPDUs on average, a write of about 11.6 KB
-                    peer.sendAll(group.toArray(byte[][]::new));
-                    group.clear();
+        try {
+            for (int w = 0; w < WRITES; w++) {
+                random.nextBytes(content);
+                for (int offset = 0; offset < WRITE; offset += SEGMENT) {
+                    int n = Math.min(SEGMENT, WRITE - offset);
+                    byte[] header = Hex.bytes(RawPeer.tagged(0, offset + n == WRITE, sink.stag(), offset));
+                    byte[] ulpdu = new byte[header.length + n];
+                    System.arraycopy(header, 0, ulpdu, 0, header.length);
+                    System.arraycopy(content, offset, ulpdu, header.length, n);
+                    group.add(ulpdu);
+                    if (random.nextInt(8) == 0) { // groups of 8 FPDUs on average, a write of about 11.6 KB
+                        peer.sendAll(group.toArray(byte[][]::new));
+                        group.clear();
+                    }
                 }
             }
+            peer.sendAll(group.toArray(byte[][]::new));
+            // A Send after the Writes: its completion says every Write before it was placed (RFC 5040 §5.5).
+            peer.send(RawPeer.untagged(3, true, 0, 0, 1, 0) + "00112233");
+        } catch (Exception e) { // Netty rethrows a closed channel's IOException unchecked
+            // The queue pair under test closed the stream: say why (its Terminate) rather than how the send broke.
+            byte[] terminate = peer.received.poll();
+            throw new AssertionError("the stream ended while the raw peer sent; queue pair " + qp.state()
+                    + ", its Terminate " + (terminate == null ? "none" : Hex.hex(terminate)), e);
         }
-        peer.sendAll(group.toArray(byte[][]::new));
-        // A Send after the Writes: its completion says every Write before it was placed (RFC 5040 §5.5, in order).
-        peer.send(RawPeer.untagged(3, true, 0, 0, 1, 0) + "00112233");
         WorkCompletion done = fixture.cq.take(Duration.ofSeconds(60));
+        assertThat(done).as("the Send's completion after %d Writes (queue pair %s)", WRITES, qp.state()).isNotNull();
         assertThat(done.status()).as("the Send after %d Writes: %s", WRITES, qp.state())
                 .isEqualTo(WorkCompletionStatus.SUCCESS);
         assertThat(qp.state()).as("no CRC error ended the stream").isEqualTo(QueuePairState.RTS);

@@ -28,8 +28,9 @@ record CacheResult(String test, int size, int outstanding, long operations, doub
     private static final JsonMapper JSON = JsonMapper.shared();
 
     /**
-     * One JSON line: the fields above, figures rounded (1 decimal; CPU 2), NaN as null; RdmaCache's rows also say
-     * whether MPA CRC was on ({@code crc}) and how long its event loops busy-polled ({@code busyPollUs}, 0: not).
+     * One JSON line: the fields above, figures rounded (1 decimal; CPU 2), NaN as null, and how long the clients'
+     * event loops busy-polled ({@code busyPollUs}, 0: not; both stores' clients alike); RdmaCache's rows also say
+     * whether MPA CRC was on ({@code crc}).
      */
     void printJson(PrintStream out, boolean crc, long busyPollUs) {
         ObjectNode line = JSON.createObjectNode()
@@ -42,9 +43,10 @@ record CacheResult(String test, int size, int outstanding, long operations, doub
                 .put("p99us", decimal(p99us, 1))
                 .put("clientCpu", decimal(clientCpu, 2))
                 .put("serverCpu", decimal(serverCpu, 2))
-                .put("wrong", wrong);
+                .put("wrong", wrong)
+                .put("busyPollUs", busyPollUs);
         if (test.startsWith("cache-")) {
-            line.put("crc", crc).put("busyPollUs", busyPollUs);
+            line.put("crc", crc);
         }
         out.println(JSON.writeValueAsString(line));
         out.flush();
@@ -61,7 +63,7 @@ record CacheResult(String test, int size, int outstanding, long operations, doub
             long busyPollUs) {
         out.printf(Locale.ROOT, "%nSoftRDMA cache benchmark (Java %s, MPA CRC %s%s): RdmaCache vs Redis through"
                 + " Lettuce, on 127.0.0.1%n", System.getProperty("java.version"), crc ? "on" : "off",
-                busyPollUs == 0 ? "" : ", RdmaCache's loops busy-poll " + busyPollUs + " µs");
+                busyPollUs == 0 ? "" : ", both clients' loops busy-poll " + busyPollUs + " µs, redis-server's cannot");
         String header = String.format(Locale.ROOT, "%-10s %8s %5s %10s %11s %8s %8s %11s %10s %10s", "test",
                 "size", "out", "ops", "ops/s", "p50 us", "p99 us", "cpu cli/srv", "ops/Redis", "p50/Redis");
         out.println(header);
