@@ -39,12 +39,20 @@ final class PerfProtocol {
         BANDWIDTH, LATENCY
     }
 
-    /** What the client asks for: 16 octets. */
-    record Request(Test test, Phase phase, int size) {
+    /**
+     * What the client asks for: 16 octets. {@code receives}: for Send bandwidth, how many receives the server should
+     * post (it may grant fewer, see the Reply); 0 leaves it to the server. The field was a reserved zero before, so a
+     * client that sends 0 gets what every client got then.
+     */
+    record Request(Test test, Phase phase, int size, int receives) {
+        Request(Test test, Phase phase, int size) {
+            this(test, phase, size, 0);
+        }
+
         byte[] encode() {
             ByteBuf b = Unpooled.buffer(16);
             b.writeInt(MAGIC).writeByte(test.ordinal()).writeByte(phase.ordinal()).writeShort(0).writeInt(size)
-                    .writeInt(0);
+                    .writeInt(receives);
             return b.array();
         }
 
@@ -63,7 +71,8 @@ final class PerfProtocol {
                         + " (a client of a newer perf?)");
             }
             b.skipBytes(2);
-            return new Request(Test.values()[test], Phase.values()[phase], b.readInt());
+            int size = b.readInt();
+            return new Request(Test.values()[test], Phase.values()[phase], size, Math.max(0, b.readInt()));
         }
     }
 

@@ -54,6 +54,19 @@ import java.util.concurrent.atomic.AtomicLong;
 final class RdmaPerfClient {
     /** Operations in flight in the bandwidth phase, as perftest's default tx depth. */
     static final int WINDOW = 128;
+    /**
+     * Sends in flight in the Send bandwidth phase of one connection, at most: as many as the server posted receives
+     * for, short of the send queue's 1,024 by room for the signaled ones and the last control Send. A stream is held
+     * back by its receiver's buffers alone (raw TCP's by the socket's, megabytes on loopback); with 128 the 64 B Send
+     * row measured the credit round trip, not the Sends (docs/benchmarks.md, "Send bound by its receives").
+     */
+    static final int SEND_WINDOW = 960;
+    /**
+     * Octets of receive buffers a Send bandwidth phase of small messages asks the server for: 64 KiB, 1,024 receives of
+     * 64 octets. Messages of more than 256 octets get the server's default (256 receives, 128 in flight): deeper,
+     * 4 KiB Sends ran at half the rate (960 of them queued in Netty, 4 MiB of receive buffers cycled through).
+     */
+    private static final int SEND_RECEIVE_OCTETS = 64 * 1024;
     private static final int SIGNAL_EVERY = 16;
 
     private final ConnectionManager cm;
@@ -78,7 +91,7 @@ final class RdmaPerfClient {
      */
     Measured bandwidth(Test test, int size, Budget warmup, Budget budget, AtomicLong progress, Runnable measuring,
             WordCheck check) throws Exception {
-        try (Session s = open(test, Phase.BANDWIDTH, size)) {
+        try (Session s = new Session(this, test, Phase.BANDWIDTH, size, receivesToAsk(test, size))) {
             if (!warmup.isEmpty()) {
                 s.run(new BandwidthRun(s, test, size, warmup, rate, new AtomicLong()), warmup);
             }
@@ -117,9 +130,18 @@ final class RdmaPerfClient {
         }
     }
 
-    /** A connection to the server prepared for {@code test} in {@code phase}; the caller closes it. */
+    /** The receives one connection's bandwidth phase asks the server for: Send's, by octets; none otherwise. */
+    static int receivesToAsk(Test test, int size) {
+        int receives = Math.min(RdmaPerfServer.MAX_RECEIVES, SEND_RECEIVE_OCTETS / size);
+        return test == Test.SEND && receives > RdmaPerfServer.DEFAULT_RECEIVES ? receives : 0;
+    }
+
+    /**
+     * A connection to the server prepared for {@code test} in {@code phase}, with the server's default receives (as
+     * {@link ConnectionScale}'s many connections); the caller closes it.
+     */
     Session open(Test test, Phase phase, int size) throws Exception {
-        return new Session(this, test, phase, size);
+        return new Session(this, test, phase, size, 0);
     }
 
     /**
@@ -154,7 +176,11 @@ final class RdmaPerfClient {
         /** Set before the queue pair closes: receives completing after it are not reposted. */
         private volatile boolean closing;
 
-        Session(RdmaPerfClient client, Test test, Phase phase, int size) throws Exception {
+        /** Receives asked of the server for Send bandwidth, or 0: as many as it posts by default. */
+        final int receivesAsked;
+
+        Session(RdmaPerfClient client, Test test, Phase phase, int size, int receivesAsked) throws Exception {
+            this.receivesAsked = receivesAsked;
             pd = client.device.allocateProtectionDomain();
             cq = client.device.createCompletionQueue(4096);
             // An atomic test offers RFC 7306's extensions in the MPA Request; the others send what they always did.
@@ -174,7 +200,7 @@ final class RdmaPerfClient {
             }
             cq.setListener(q -> drain());
             cq.requestNotification(false);
-            connection = client.cm.connect(client.server, qp, new Request(test, phase, size).encode(), client.mpa,
+            connection = client.cm.connect(client.server, qp, new Request(test, phase, size, receivesAsked).encode(), client.mpa,
                     Duration.ofSeconds(10)).get(20, TimeUnit.SECONDS);
             reply = Reply.decode(connection.peerPrivateData());
             if (test.atomic() && !qp.extensions().atomics()) {
@@ -319,7 +345,8 @@ final class RdmaPerfClient {
                     .unsignaled();
             // Reads and atomics beyond the ORD would wait in the send queue, not on the wire.
             this.window = test == Test.READ || test.atomic() ? Math.min(WINDOW, s.qp.ord())
-                    : test == Test.SEND ? Math.min(WINDOW, s.reply.receiveCredits()) : WINDOW;
+                    : test == Test.SEND ? Math.min(s.receivesAsked > 0 ? SEND_WINDOW : WINDOW, s.reply.receiveCredits())
+                    : WINDOW;
             this.pacer = new Pacer(rate, size, s.connection.channel().eventLoop(), this::post);
         }
 

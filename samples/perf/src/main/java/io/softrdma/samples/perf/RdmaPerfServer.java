@@ -35,6 +35,10 @@ import java.nio.charset.StandardCharsets;
 final class RdmaPerfServer implements AutoCloseable {
     /** Control messages: an 8-octet count or acknowledgement. */
     static final int CONTROL = 8;
+    /** The most receives a Send bandwidth session posts, whatever the client asks. */
+    static final int MAX_RECEIVES = 1024;
+    /** The receives a Send bandwidth session posts when the client asks for none, at most. */
+    static final int DEFAULT_RECEIVES = 256;
 
     private final RdmaDevice device;
     private final RdmaListener listener;
@@ -117,8 +121,7 @@ final class RdmaPerfServer implements AutoCloseable {
             int size = request.size();
             boolean sendTest = request.test() == Test.SEND;
             boolean latency = request.phase() == Phase.LATENCY;
-            // Send bandwidth: as many receives as 64 MiB allow, 16 to 256; otherwise a few for control messages.
-            this.credits = sendTest && !latency ? (int) Math.max(16, Math.min(256, (64L << 20) / size)) : 16;
+            this.credits = sendTest && !latency ? sendCredits(request) : 16;
             int receiveSize = sendTest ? size : CONTROL;
             this.cq = device.createCompletionQueue(2 * (credits + 512));
             boolean atomic = request.test().atomic();
@@ -201,6 +204,17 @@ final class RdmaPerfServer implements AutoCloseable {
                 // Echo (send latency) or acknowledgement (write).
                 qp.postSend(reply);
             }
+        }
+
+        /**
+         * Send bandwidth's receives: as many as the client asked for, 16 to {@link #MAX_RECEIVES}, or by default as
+         * many as 64 MiB allow, 16 to {@link #DEFAULT_RECEIVES} (what a client that asks for none gets, as {@code
+         * --connections} clients and Sends of more than 256 octets).
+         */
+        static int sendCredits(Request request) {
+            long wanted = request.receives() > 0 ? request.receives()
+                    : Math.min(DEFAULT_RECEIVES, (64L << 20) / request.size());
+            return (int) Math.max(16, Math.min(MAX_RECEIVES, wanted));
         }
 
         void close() {

@@ -2,6 +2,7 @@ package io.softrdma.samples.perf;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.softrdma.cm.ConnectionManager;
@@ -20,6 +21,7 @@ import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -90,6 +92,52 @@ class PerfLoopbackTest {
         assertThat(table.lines().filter(l -> l.startsWith("fetch-add ") || l.startsWith("compare-swap ")))
                 .as("a ratio to raw TCP on each SoftRDMA row").hasSize(2)
                 .allMatch(l -> l.matches(".*\\d+% +\\d+\\.\\d+x.*"));
+    }
+
+    @Test
+    void oneConnectionsSendStreamAsksForDeepReceivesAndManyConnectionsGetTheDefault() throws Exception {
+        assertThat(RdmaPerfClient.receivesToAsk(PerfProtocol.Test.SEND, 64)).isEqualTo(1024);
+        assertThat(RdmaPerfClient.receivesToAsk(PerfProtocol.Test.SEND, 128)).isEqualTo(512);
+        assertThat(RdmaPerfClient.receivesToAsk(PerfProtocol.Test.SEND, 256)).as("the default: 256").isZero();
+        assertThat(RdmaPerfClient.receivesToAsk(PerfProtocol.Test.SEND, 4096)).isZero();
+        assertThat(RdmaPerfClient.receivesToAsk(PerfProtocol.Test.WRITE, 64)).isZero();
+        // What the field carries, and what a client that sends the old reserved zero gets.
+        PerfProtocol.Request asked = new PerfProtocol.Request(PerfProtocol.Test.SEND, PerfProtocol.Phase.BANDWIDTH,
+                64, 1024);
+        assertThat(PerfProtocol.Request.decode(asked.encode())).isEqualTo(asked);
+        PerfProtocol.Request old = new PerfProtocol.Request(PerfProtocol.Test.SEND, PerfProtocol.Phase.BANDWIDTH, 64);
+        assertThat(RdmaPerfServer.Session.sendCredits(PerfProtocol.Request.decode(old.encode()))).isEqualTo(256);
+        assertThat(RdmaPerfServer.Session.sendCredits(new PerfProtocol.Request(PerfProtocol.Test.SEND,
+                PerfProtocol.Phase.BANDWIDTH, 1 << 20, 0))).isEqualTo(64);
+        assertThat(RdmaPerfServer.Session.sendCredits(new PerfProtocol.Request(PerfProtocol.Test.SEND,
+                PerfProtocol.Phase.BANDWIDTH, 64, 5000))).isEqualTo(RdmaPerfServer.MAX_RECEIVES);
+        assertThat(RdmaPerfServer.Session.sendCredits(new PerfProtocol.Request(PerfProtocol.Test.SEND,
+                PerfProtocol.Phase.BANDWIDTH, 64, 3))).isEqualTo(16);
+
+        // And over a connection: the server posts what it grants, and a deep stream runs through its credits.
+        RdmaTransport transport = RdmaTransport.best();
+        RdmaDevice device = RdmaDevice.create();
+        ConnectionManager cm = ConnectionManager.create(transport, transport.newEventLoopGroup(1,
+                new DefaultThreadFactory("deep-receives", true)));
+        try (RdmaPerfServer server = new RdmaPerfServer(cm, device, "127.0.0.1", 0, MpaSettings.defaults())) {
+            RdmaPerfClient client = new RdmaPerfClient(cm, device, new InetSocketAddress("127.0.0.1",
+                    server.port()), MpaSettings.defaults(), 0);
+            try (RdmaPerfClient.Session many = client.open(PerfProtocol.Test.SEND, PerfProtocol.Phase.BANDWIDTH, 64);
+                    RdmaPerfClient.Session deep = new RdmaPerfClient.Session(client, PerfProtocol.Test.SEND,
+                            PerfProtocol.Phase.BANDWIDTH, 64, RdmaPerfClient.receivesToAsk(PerfProtocol.Test.SEND,
+                                    64))) {
+                assertThat(many.reply.receiveCredits()).isEqualTo(256);
+                assertThat(deep.reply.receiveCredits()).isEqualTo(1024);
+            }
+            Measured m = client.bandwidth(PerfProtocol.Test.SEND, 64, Budget.of(0), Budget.of(5000), new AtomicLong(),
+                    () -> { }, new WordCheck());
+            assertThat(m.operations()).isEqualTo(5000);
+            server.close();
+            // The server's sessions release their memory on its loop as their queue pairs close: before it stops.
+            await().atMost(Duration.ofSeconds(10)).until(() -> server.sessions() == 0);
+        } finally {
+            cm.eventLoopGroup().shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        }
     }
 
     @Test
