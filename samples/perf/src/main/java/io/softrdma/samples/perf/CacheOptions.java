@@ -29,10 +29,17 @@ import picocli.CommandLine.Option;
  * @param busyPoll how long the clients' event loops (RdmaCache's and its owner's, and Lettuce's) busy-poll after each
  *     burst of work before they sleep ({@code RdmaTransport.newEventLoopGroup(int, ThreadFactory, Duration)}); zero:
  *     they do not. redis-server has no such setting
+ * @param ownerBusyPolls whether RdmaCache's owner's event loop busy-polls too (with {@code busyPoll}): off compares
+ *     the stores with their servers alike, neither polling
  */
 record CacheOptions(List<Integer> sizes, List<Integer> outstanding, Duration duration, Duration warmup,
         long iterations, int keys, boolean json, boolean redis, String redisServer, boolean crc, List<CacheOp> ops,
-        int rounds, Duration busyPoll) {
+        int rounds, Duration busyPoll, boolean ownerBusyPolls) {
+
+    /** How long the owner's event loop busy-polls: {@link #busyPoll}, unless {@link #ownerBusyPolls} is off. */
+    Duration ownerBusyPoll() {
+        return ownerBusyPolls ? busyPoll : Duration.ZERO;
+    }
 
     /** The value sizes: 64 B, 1 KiB and 16 KiB. */
     static final List<Integer> DEFAULT_SIZES = List.of(64, 1024, 16 * 1024);
@@ -120,6 +127,9 @@ record CacheOptions(List<Integer> sizes, List<Integer> outstanding, Duration dur
                 + " its owner and Lettuce poll their sockets after each burst of work before they sleep, as RDMA"
                 + " applications poll their completion queues (default: 0, off; CPU for latency)")
         String busyPoll;
+        @Option(names = "--busy-poll-owner", paramLabel = "on|off", description = "whether RdmaCache's owner polls"
+                + " too with --busy-poll (default: on; off: the servers alike, as redis-server cannot poll)")
+        String busyPollOwner;
         @Option(names = "--no-redis", description = "measure RdmaCache only")
         boolean noRedis;
         @Option(names = "--json", description = "one JSON object per line instead of a table")
@@ -158,8 +168,13 @@ record CacheOptions(List<Integer> sizes, List<Integer> outstanding, Duration dur
                     : (int) OptionValues.wholeNumber(this.rounds, "--rounds", 1, 1000);
             Duration busyPoll = this.busyPoll == null ? Duration.ZERO
                     : Duration.ofNanos(1000 * OptionValues.wholeNumber(this.busyPoll, "--busy-poll", 0, 1_000_000));
+            if (busyPollOwner != null && busyPoll.isZero()) {
+                throw new IllegalArgumentException("--busy-poll-owner says whether the owner polls with --busy-poll:"
+                        + " give --busy-poll US too, or drop it");
+            }
+            boolean ownerBusyPolls = busyPollOwner == null || OptionValues.onOff(busyPollOwner, "--busy-poll-owner");
             return new CacheOptions(sizes, outstanding, duration, warmup, iterations, keys, json, !noRedis,
-                    redisServer, crc, ops, rounds, busyPoll);
+                    redisServer, crc, ops, rounds, busyPoll, ownerBusyPolls);
         }
     }
 

@@ -105,7 +105,8 @@ final class CachePerf {
                         for (CacheResult r : measure(options, targets, op, keys, value, outstanding, warmed)) {
                             results.add(r);
                             if (options.json()) {
-                                r.printJson(out, options.crc(), options.busyPoll().toNanos() / 1000);
+                                r.printJson(out, options.crc(), options.busyPoll().toNanos() / 1000,
+                                        options.ownerBusyPoll().toNanos() / 1000);
                             }
                         }
                     }
@@ -117,7 +118,8 @@ final class CachePerf {
             }
         }
         if (!options.json()) {
-            CacheResult.printTable(out, results, redisSkipped, options.crc(), options.busyPoll().toNanos() / 1000);
+            CacheResult.printTable(out, results, redisSkipped, options.crc(), options.busyPoll().toNanos() / 1000,
+                    options.ownerBusyPoll().toNanos() / 1000);
         }
         return results;
     }

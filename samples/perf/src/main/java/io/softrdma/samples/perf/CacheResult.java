@@ -30,9 +30,9 @@ record CacheResult(String test, int size, int outstanding, long operations, doub
     /**
      * One JSON line: the fields above, figures rounded (1 decimal; CPU 2), NaN as null, and how long the clients'
      * event loops busy-polled ({@code busyPollUs}, 0: not; both stores' clients alike); RdmaCache's rows also say
-     * whether MPA CRC was on ({@code crc}).
+     * whether MPA CRC was on ({@code crc}) and how long the owner's loop busy-polled ({@code ownerBusyPollUs}).
      */
-    void printJson(PrintStream out, boolean crc, long busyPollUs) {
+    void printJson(PrintStream out, boolean crc, long busyPollUs, long ownerBusyPollUs) {
         ObjectNode line = JSON.createObjectNode()
                 .put("test", test)
                 .put("size", size)
@@ -46,7 +46,7 @@ record CacheResult(String test, int size, int outstanding, long operations, doub
                 .put("wrong", wrong)
                 .put("busyPollUs", busyPollUs);
         if (test.startsWith("cache-")) {
-            line.put("crc", crc);
+            line.put("crc", crc).put("ownerBusyPollUs", ownerBusyPollUs);
         }
         out.println(JSON.writeValueAsString(line));
         out.flush();
@@ -60,10 +60,12 @@ record CacheResult(String test, int size, int outstanding, long operations, doub
 
     /** The table, each RdmaCache row next to its Redis twin's figures as ratios. */
     static void printTable(PrintStream out, List<CacheResult> results, String redisSkipped, boolean crc,
-            long busyPollUs) {
+            long busyPollUs, long ownerBusyPollUs) {
         out.printf(Locale.ROOT, "%nSoftRDMA cache benchmark (Java %s, MPA CRC %s%s): RdmaCache vs Redis through"
                 + " Lettuce, on 127.0.0.1%n", System.getProperty("java.version"), crc ? "on" : "off",
-                busyPollUs == 0 ? "" : ", both clients' loops busy-poll " + busyPollUs + " µs, redis-server's cannot");
+                busyPollUs == 0 ? "" : ", both clients' loops busy-poll " + busyPollUs + " µs, "
+                        + (ownerBusyPollUs == 0 ? "the owner's does not" : "the owner's too") + ", redis-server's"
+                        + " cannot");
         String header = String.format(Locale.ROOT, "%-10s %8s %5s %10s %11s %8s %8s %11s %10s %10s", "test",
                 "size", "out", "ops", "ops/s", "p50 us", "p99 us", "cpu cli/srv", "ops/Redis", "p50/Redis");
         out.println(header);

@@ -49,7 +49,7 @@ final class RdmaCacheTarget implements CacheTarget {
     RdmaCacheTarget(CacheOptions options) {
         RdmaTransport transport = RdmaTransport.best();
         serverLoops = transport.newEventLoopGroup(1, new DefaultThreadFactory(SERVER_THREADS, true),
-                options.busyPoll());
+                options.ownerBusyPoll());
         clientLoops = transport.newEventLoopGroup(1, new DefaultThreadFactory(CLIENT_THREADS, true),
                 options.busyPoll());
         int entry = entrySize(Collections.max(options.sizes()));

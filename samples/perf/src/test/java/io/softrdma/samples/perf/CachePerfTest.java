@@ -46,7 +46,15 @@ class CachePerfTest {
         assertThat(o.busyPoll()).as("the loops sleep at once by default").isZero();
         assertThat(CacheOptions.parse(new String[] {"--test", "cache", "--busy-poll", "100"}).busyPoll())
                 .isEqualTo(java.time.Duration.ofNanos(100_000));
-        assertThat(CacheOptions.USAGE).contains("--busy-poll US");
+        assertThat(CacheOptions.USAGE).contains("--busy-poll US").contains("--busy-poll-owner on|off");
+        CacheOptions clientsOnly = CacheOptions.parse(new String[] {"--test", "cache", "--busy-poll", "100",
+            "--busy-poll-owner", "off"});
+        assertThat(clientsOnly.busyPoll()).isEqualTo(java.time.Duration.ofNanos(100_000));
+        assertThat(clientsOnly.ownerBusyPoll()).as("the owner sleeps at once, as redis-server does").isZero();
+        assertThat(CacheOptions.parse(new String[] {"--test", "cache", "--busy-poll", "100"}).ownerBusyPoll())
+                .as("the owner polls with the clients unless told not to").isEqualTo(java.time.Duration.ofNanos(100_000));
+        assertThatThrownBy(() -> CacheOptions.parse(new String[] {"--test", "cache", "--busy-poll-owner", "off"}))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("give --busy-poll US too");
     }
 
     @Test
@@ -85,6 +93,9 @@ class CachePerfTest {
         for (JsonNode row : rows) {
             assertThat(row.get("crc").asBoolean()).isTrue();
             assertThat(row.get("busyPollUs").asLong()).as("the loops sleep at once by default").isZero();
+            if (row.get("test").asString().startsWith("cache-")) {
+                assertThat(row.get("ownerBusyPollUs").asLong()).isZero();
+            }
             assertThat(row.get("iterations").asLong()).isEqualTo(200);
             assertThat(row.get("msgsPerSec").asDouble()).isPositive();
             assertThat(row.get("p99us").asDouble()).isGreaterThanOrEqualTo(row.get("p50us").asDouble());
