@@ -200,8 +200,9 @@ final class RdmaPerfClient {
             }
             cq.setListener(q -> drain());
             cq.requestNotification(false);
-            connection = client.cm.connect(client.server, qp, new Request(test, phase, size, receivesAsked).encode(), client.mpa,
-                    Duration.ofSeconds(10)).get(20, TimeUnit.SECONDS);
+            byte[] request = new Request(test, phase, size, receivesAsked).encode();
+            connection = client.cm.connect(client.server, qp, request, client.mpa, Duration.ofSeconds(10))
+                    .get(20, TimeUnit.SECONDS);
             reply = Reply.decode(connection.peerPrivateData());
             if (test.atomic() && !qp.extensions().atomics()) {
                 RdmapExtensions agreed = qp.extensions();

@@ -52,7 +52,8 @@ class CachePerfTest {
         assertThat(clientsOnly.busyPoll()).isEqualTo(java.time.Duration.ofNanos(100_000));
         assertThat(clientsOnly.ownerBusyPoll()).as("the owner sleeps at once, as redis-server does").isZero();
         assertThat(CacheOptions.parse(new String[] {"--test", "cache", "--busy-poll", "100"}).ownerBusyPoll())
-                .as("the owner polls with the clients unless told not to").isEqualTo(java.time.Duration.ofNanos(100_000));
+                .as("the owner polls with the clients unless told not to")
+                .isEqualTo(java.time.Duration.ofNanos(100_000));
         assertThatThrownBy(() -> CacheOptions.parse(new String[] {"--test", "cache", "--busy-poll-owner", "off"}))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("give --busy-poll US too");
     }
