@@ -55,18 +55,17 @@ final class RdmaPerfClient {
     /** Operations in flight in the bandwidth phase, as perftest's default tx depth. */
     static final int WINDOW = 128;
     /**
-     * Sends in flight in the Send bandwidth phase of one connection, at most: as many as the server posted receives
-     * for, short of the send queue's 1,024 by room for the signaled ones and the last control Send. A stream is held
-     * back by its receiver's buffers alone (raw TCP's by the socket's, megabytes on loopback); with 128 the 64 B Send
-     * row measured the credit round trip, not the Sends (docs/benchmarks.md, "Send bound by its receives").
+     * Octets of small messages a stream (Write or Send bandwidth) on one connection keeps in flight: 64 KiB, as raw
+     * TCP's stream fills 64 KiB buffers. With {@link #WINDOW} alone, 64-octet Writes went out 128 (11 KB) per system
+     * call and 64-octet Sends waited on the credit round trip of 128 (docs/benchmarks.md, "Send bound by its receives",
+     * "Writes in 64 KiB").
      */
-    static final int SEND_WINDOW = 960;
+    private static final int STREAM_OCTETS = 64 * 1024;
     /**
-     * Octets of receive buffers a Send bandwidth phase of small messages asks the server for: 64 KiB, 1,024 receives of
-     * 64 octets. Messages of more than 256 octets get the server's default (256 receives, 128 in flight): deeper,
-     * 4 KiB Sends ran at half the rate (960 of them queued in Netty, 4 MiB of receive buffers cycled through).
+     * The most operations a stream keeps in flight: the send queue's 1,024 less room for the signaled ones and the last
+     * control Send.
      */
-    private static final int SEND_RECEIVE_OCTETS = 64 * 1024;
+    static final int MAX_STREAM_WINDOW = 960;
     private static final int SIGNAL_EVERY = 16;
 
     private final ConnectionManager cm;
@@ -91,7 +90,7 @@ final class RdmaPerfClient {
      */
     Measured bandwidth(Test test, int size, Budget warmup, Budget budget, AtomicLong progress, Runnable measuring,
             WordCheck check) throws Exception {
-        try (Session s = new Session(this, test, Phase.BANDWIDTH, size, receivesToAsk(test, size))) {
+        try (Session s = new Session(this, test, Phase.BANDWIDTH, size, receivesToAsk(test, size), true)) {
             if (!warmup.isEmpty()) {
                 s.run(new BandwidthRun(s, test, size, warmup, rate, new AtomicLong()), warmup);
             }
@@ -130,10 +129,19 @@ final class RdmaPerfClient {
         }
     }
 
-    /** The receives one connection's bandwidth phase asks the server for: Send's, by octets; none otherwise. */
+    /**
+     * The receives one connection's bandwidth phase asks the server for: a Send stream's 64 KiB of them where that is
+     * more than the server's default (messages up to 256 octets); none otherwise. Deeper, 4 KiB Sends ran at half the
+     * rate (4 MiB of receive buffers cycled through).
+     */
     static int receivesToAsk(Test test, int size) {
-        int receives = Math.min(RdmaPerfServer.MAX_RECEIVES, SEND_RECEIVE_OCTETS / size);
+        int receives = Math.min(RdmaPerfServer.MAX_RECEIVES, STREAM_OCTETS / size);
         return test == Test.SEND && receives > RdmaPerfServer.DEFAULT_RECEIVES ? receives : 0;
+    }
+
+    /** Operations one connection's Write or Send stream keeps in flight: 64 KiB of them, 128 to 960. */
+    static int streamWindow(int size) {
+        return Math.max(WINDOW, Math.min(MAX_STREAM_WINDOW, STREAM_OCTETS / size));
     }
 
     /**
@@ -141,7 +149,7 @@ final class RdmaPerfClient {
      * {@link ConnectionScale}'s many connections); the caller closes it.
      */
     Session open(Test test, Phase phase, int size) throws Exception {
-        return new Session(this, test, phase, size, 0);
+        return new Session(this, test, phase, size, 0, false);
     }
 
     /**
@@ -176,11 +184,16 @@ final class RdmaPerfClient {
         /** Set before the queue pair closes: receives completing after it are not reposted. */
         private volatile boolean closing;
 
-        /** Receives asked of the server for Send bandwidth, or 0: as many as it posts by default. */
-        final int receivesAsked;
+        /** Whether a stream keeps {@link #streamWindow} in flight, not {@link #WINDOW}: one connection's, not many. */
+        final boolean deep;
 
-        Session(RdmaPerfClient client, Test test, Phase phase, int size, int receivesAsked) throws Exception {
-            this.receivesAsked = receivesAsked;
+        /**
+         * @param receivesAsked receives to ask the server for (Send bandwidth), or 0: as many as it posts by default
+         * @param deep whether a Write or Send stream on it keeps {@link #streamWindow} in flight
+         */
+        Session(RdmaPerfClient client, Test test, Phase phase, int size, int receivesAsked, boolean deep)
+                throws Exception {
+            this.deep = deep;
             pd = client.device.allocateProtectionDomain();
             cq = client.device.createCompletionQueue(4096);
             // An atomic test offers RFC 7306's extensions in the MPA Request; the others send what they always did.
@@ -345,9 +358,9 @@ final class RdmaPerfClient {
             this.finish = SendWorkRequest.send(2, new ScatterGatherEntry(s.control, 0, RdmaPerfServer.CONTROL))
                     .unsignaled();
             // Reads and atomics beyond the ORD would wait in the send queue, not on the wire.
+            int stream = s.deep ? streamWindow(size) : WINDOW;
             this.window = test == Test.READ || test.atomic() ? Math.min(WINDOW, s.qp.ord())
-                    : test == Test.SEND ? Math.min(s.receivesAsked > 0 ? SEND_WINDOW : WINDOW, s.reply.receiveCredits())
-                    : WINDOW;
+                    : test == Test.SEND ? Math.min(stream, s.reply.receiveCredits()) : stream;
             this.pacer = new Pacer(rate, size, s.connection.channel().eventLoop(), this::post);
         }
 

@@ -95,12 +95,16 @@ class PerfLoopbackTest {
     }
 
     @Test
-    void oneConnectionsSendStreamAsksForDeepReceivesAndManyConnectionsGetTheDefault() throws Exception {
+    void oneConnectionsStreamsKeep64KiBInFlightAndManyConnectionsGetTheDefault() throws Exception {
         assertThat(RdmaPerfClient.receivesToAsk(PerfProtocol.Test.SEND, 64)).isEqualTo(1024);
         assertThat(RdmaPerfClient.receivesToAsk(PerfProtocol.Test.SEND, 128)).isEqualTo(512);
         assertThat(RdmaPerfClient.receivesToAsk(PerfProtocol.Test.SEND, 256)).as("the default: 256").isZero();
         assertThat(RdmaPerfClient.receivesToAsk(PerfProtocol.Test.SEND, 4096)).isZero();
         assertThat(RdmaPerfClient.receivesToAsk(PerfProtocol.Test.WRITE, 64)).isZero();
+        // Streams keep 64 KiB of small messages in flight, WINDOW of larger ones.
+        assertThat(RdmaPerfClient.streamWindow(64)).isEqualTo(RdmaPerfClient.MAX_STREAM_WINDOW);
+        assertThat(RdmaPerfClient.streamWindow(128)).isEqualTo(512);
+        assertThat(RdmaPerfClient.streamWindow(4096)).isEqualTo(RdmaPerfClient.WINDOW);
         // What the field carries, and what a client that sends the old reserved zero gets.
         PerfProtocol.Request asked = new PerfProtocol.Request(PerfProtocol.Test.SEND, PerfProtocol.Phase.BANDWIDTH,
                 64, 1024);
@@ -125,7 +129,7 @@ class PerfLoopbackTest {
             try (RdmaPerfClient.Session many = client.open(PerfProtocol.Test.SEND, PerfProtocol.Phase.BANDWIDTH, 64);
                     RdmaPerfClient.Session deep = new RdmaPerfClient.Session(client, PerfProtocol.Test.SEND,
                             PerfProtocol.Phase.BANDWIDTH, 64, RdmaPerfClient.receivesToAsk(PerfProtocol.Test.SEND,
-                                    64))) {
+                                    64), true)) {
                 assertThat(many.reply.receiveCredits()).isEqualTo(256);
                 assertThat(deep.reply.receiveCredits()).isEqualTo(1024);
             }
