@@ -2,6 +2,7 @@ package io.softrdma.verbs;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.util.random.RandomGenerator;
 
@@ -29,7 +30,21 @@ final class StagTable {
     private int removed;
 
     StagTable() {
-        this(new SecureRandomBuffer(new SecureRandom()));
+        this(new SecureRandomBuffer(source()));
+    }
+
+    /**
+     * Where STags' unpredictable octets come from: the JDK's NIST SP 800-90A DRBG (Hash_DRBG, SHA-256, seeded and
+     * reseeded from the operating system), or the platform default where a provider lacks it. Not Linux's default
+     * NativePRNG, which reads /dev/urandom and mixes in SHA1PRNG for every block: 5.3 µs per 512 octets on the
+     * project's machine against the DRBG's 1.6, and every RDMA Read registers its sink.
+     */
+    static SecureRandom source() {
+        try {
+            return SecureRandom.getInstance("DRBG");
+        } catch (NoSuchAlgorithmException e) {
+            return new SecureRandom();
+        }
     }
 
     StagTable(RandomGenerator random) {

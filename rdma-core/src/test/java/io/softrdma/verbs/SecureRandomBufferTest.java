@@ -40,8 +40,32 @@ class SecureRandomBufferTest {
     }
 
     @Test
+    void anIntDrawsFourOctetsNotEight() {
+        Counting source = new Counting();
+        SecureRandomBuffer random = new SecureRandomBuffer(source);
+        ByteBuffer expected = ByteBuffer.allocate(4 * 130);
+        for (int i = 0; i < expected.capacity(); i++) {
+            expected.put((byte) i);
+        }
+        expected.flip();
+        for (int i = 0; i < 130; i++) {
+            assertThat(random.nextInt()).isEqualTo(expected.getInt());
+        }
+        assertThat(source.calls).as("130 ints from blocks of 128").isEqualTo(2);
+        // A bounded draw, as an STag's key is, takes one int: its low octet is the fourth of the next four.
+        assertThat(random.nextInt(256)).isEqualTo(523 & 0xff);
+        assertThat(random.nextInt()).isEqualTo(ByteBuffer.wrap(new byte[] {(byte) 524, (byte) 525, (byte) 526,
+            (byte) 527}).getInt());
+    }
+
+    @Test
+    void stagsComeFromTheNistDrbg() {
+        assertThat(StagTable.source().getAlgorithm()).isEqualTo("DRBG");
+    }
+
+    @Test
     void rfc5040Section8_1_1StagKeysAndIndexesStillSpreadOverTheirRange() {
-        SecureRandomBuffer random = new SecureRandomBuffer(new SecureRandom());
+        SecureRandomBuffer random = new SecureRandomBuffer(StagTable.source());
         Set<Integer> keys = new HashSet<>();
         for (int i = 0; i < 20_000; i++) {
             int key = random.nextInt(256);
