@@ -26,11 +26,7 @@ final class SecureRandomBuffer implements RandomGenerator {
 
     @Override
     public long nextLong() {
-        if (octets.remaining() < Long.BYTES) {
-            source.nextBytes(block);
-            octets.clear();
-        }
-        return octets.getLong();
+        return available(Long.BYTES).getLong();
     }
 
     /**
@@ -39,10 +35,15 @@ final class SecureRandomBuffer implements RandomGenerator {
      */
     @Override
     public int nextInt() {
-        if (octets.remaining() < Integer.BYTES) {
+        return available(Integer.BYTES).getInt();
+    }
+
+    /** The block, with at least {@code n} octets not yet drawn: a new one if fewer are left. */
+    private ByteBuffer available(int n) {
+        if (octets.remaining() < n) {
             source.nextBytes(block);
             octets.clear();
         }
-        return octets.getInt();
+        return octets;
     }
 }

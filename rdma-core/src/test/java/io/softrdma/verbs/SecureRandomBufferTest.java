@@ -24,15 +24,20 @@ class SecureRandomBufferTest {
         }
     }
 
+    /** {@code n} octets counting up from 0, as {@link Counting} hands them out. */
+    private static ByteBuffer countingUp(int n) {
+        ByteBuffer b = ByteBuffer.allocate(n);
+        for (int i = 0; i < n; i++) {
+            b.put((byte) i);
+        }
+        return b.flip();
+    }
+
     @Test
     void drawsEveryOctetOfTheSourceOnceInOrderABlockAtATime() {
         Counting source = new Counting();
         SecureRandomBuffer random = new SecureRandomBuffer(source);
-        ByteBuffer expected = ByteBuffer.allocate(8 * 130);
-        for (int i = 0; i < expected.capacity(); i++) {
-            expected.put((byte) i);
-        }
-        expected.flip();
+        ByteBuffer expected = countingUp(8 * 130);
         for (int i = 0; i < 130; i++) {
             assertThat(random.nextLong()).isEqualTo(expected.getLong());
         }
@@ -43,11 +48,7 @@ class SecureRandomBufferTest {
     void anIntDrawsFourOctetsNotEight() {
         Counting source = new Counting();
         SecureRandomBuffer random = new SecureRandomBuffer(source);
-        ByteBuffer expected = ByteBuffer.allocate(4 * 130);
-        for (int i = 0; i < expected.capacity(); i++) {
-            expected.put((byte) i);
-        }
-        expected.flip();
+        ByteBuffer expected = countingUp(4 * 130);
         for (int i = 0; i < 130; i++) {
             assertThat(random.nextInt()).isEqualTo(expected.getInt());
         }
