@@ -36,8 +36,9 @@ final class StagTable {
     /**
      * Where STags' unpredictable octets come from: the JDK's NIST SP 800-90A DRBG (Hash_DRBG, SHA-256, seeded and
      * reseeded from the operating system), or the platform default where a provider lacks it. Not Linux's default
-     * NativePRNG, which reads /dev/urandom and mixes in SHA1PRNG for every block: 5.3 µs per 512 octets on the
-     * project's machine against the DRBG's 1.6, and every RDMA Read registers its sink.
+     * NativePRNG, which reads /dev/urandom and mixes in SHA1PRNG for every block: 4.4 µs per 512 octets on the
+     * project's machine against the DRBG's 1.5 ({@code StagRegistrationBenchmark}), and every RDMA Read registers its
+     * sink.
      */
     static SecureRandom source() {
         try {
