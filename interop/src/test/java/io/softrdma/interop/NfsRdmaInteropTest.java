@@ -57,10 +57,14 @@ class NfsRdmaInteropTest {
     /** The siw split-trailer CRC errors the WRITE cases met and tried again (the kernel log check allows these). */
     private final List<String> knownSiwCrcErrors = new ArrayList<>();
     /**
-     * How many times a WRITE case may run when siw's split-trailer bug ends it: the first 16 MiB CRC-on write after a
-     * boot meets it nearly always, and on a loaded machine the next one may too (seen in CI: twice in a row).
+     * How many times a WRITE case may run when siw's split-trailer bug ends it. Each 16 MiB CRC-on try meets it with
+     * a chance that grows with the machine's load (CI on 2 busy cores: five tries in a row once); a case whose every
+     * try ended in it is aborted, not failed, since each of those ends is proven to be siw's. {@code
+     * -Dinterop.siwCrcTries=1} shows that path.
      */
-    private static final int SIW_CRC_BUG_TRIES = 5;
+    private static final int SIW_CRC_BUG_TRIES = Integer.getInteger("interop.siwCrcTries", 8);
+    /** The remote files of WRITE cases aborted because siw's split-trailer bug ended every try. */
+    private final List<String> unwritten = new ArrayList<>();
 
     /** The VM, booted on first use; skips the test when the harness is unavailable. */
     private NfsVm vm() throws Exception {
@@ -333,9 +337,11 @@ class NfsRdmaInteropTest {
         // that, and only that, is made again (up to SIW_CRC_BUG_TRIES in all), and each is reported.
         JavaNfsRdma w = sample(name, args);
         List<String> siwBugs = new ArrayList<>();
-        for (String bug = crc ? siwSplitTrailerCrcError(w) : null; bug != null && siwBugs.size() < SIW_CRC_BUG_TRIES - 1;
-                bug = siwSplitTrailerCrcError(w)) {
+        for (String bug = crc ? siwSplitTrailerCrcError(w) : null; bug != null; bug = siwSplitTrailerCrcError(w)) {
             siwBugs.add(bug);
+            if (siwBugs.size() == SIW_CRC_BUG_TRIES) {
+                abortForSiw(id, name, remote, size, w, siwBugs);
+            }
             w = sample(name + "-again" + (siwBugs.size() == 1 ? "" : "-" + siwBugs.size()), args);
         }
         String siwBug = siwBugs.isEmpty() ? null : String.join("; ", siwBugs);
@@ -382,6 +388,21 @@ class NfsRdmaInteropTest {
             Files.delete(local);
             return figures;
         });
+    }
+
+    /**
+     * Ends a WRITE case whose every try siw ended for its split-trailer bug: the case is recorded and aborted (JUnit
+     * reports it skipped, with the lines), since nothing in it shows a fault on SoftRDMA's side, and the later cases
+     * stop expecting its file.
+     */
+    private void abortForSiw(String id, String name, String remote, int size, JavaNfsRdma last, List<String> bugs) {
+        unwritten.add(remote.substring(1));
+        String why = "all " + bugs.size() + " tries of " + name + " (" + size + " octets, CRC on) met Linux siw's"
+                + " split-trailer CRC bug (docs/interop.md, NFS finding 4), each proven by its kernel log line: "
+                + String.join("; ", bugs);
+        row(id, "WRITE " + size + " octets to " + remote + ", CRC on; READ back", shown(last), last,
+                "aborted (siw)", why);
+        Assumptions.abort(why);
     }
 
     /**
@@ -474,8 +495,10 @@ class NfsRdmaInteropTest {
     @Order(17)
     @DisplayName("17. READDIR / and GETATTR of a written file")
     void readdirAndGetattr() throws Exception {
+        // A WRITE case that siw's bug aborted left no file of the size it names (or a part of one): leave it out.
+        String big = unwritten.contains("write-16m-crc-on.bin") ? "write-16m-crc-off.bin" : "write-16m-crc-on.bin";
         JavaNfsRdma ls = sample("readdir", "--ls", "/");
-        JavaNfsRdma stat = sample("getattr", "--stat", "/write-16m-crc-on.bin");
+        JavaNfsRdma stat = sample("getattr", "--stat", "/" + big);
         verify("17", "READDIR / lists the files written; GETATTR gives the size", ls, () -> {
             assertSucceeded(ls);
             assertSucceeded(stat);
@@ -484,13 +507,16 @@ class NfsRdmaInteropTest {
             while (m.find()) {
                 entries.put(m.group(1), m.group(2) + " " + m.group(3));
             }
-            assertThat(entries).containsEntry("data.bin", "file " + DATA_SIZE)
-                    .containsEntry("write-1m-crc-off.bin", "file " + (1 << 20))
-                    .containsEntry("write-16m-crc-on.bin", "file " + (16 << 20))
-                    .containsEntry("write-small.bin", "file 3000").containsEntry("write-odd.bin", "file 3001");
-            assertThat(stat.out()).containsPattern("nfs-rdma: /write-16m-crc-on.bin: filehandle [0-9a-f]+, type file,"
+            java.util.Map<String, String> expected = new java.util.TreeMap<>(java.util.Map.of("data.bin", "file "
+                    + DATA_SIZE, "write-1m-crc-off.bin", "file " + (1 << 20), "write-1m-crc-on.bin", "file "
+                    + (1 << 20), "write-16m-crc-off.bin", "file " + (16 << 20), "write-16m-crc-on.bin", "file "
+                    + (16 << 20), "write-small.bin", "file 3000", "write-odd.bin", "file 3001"));
+            unwritten.forEach(expected::remove);
+            assertThat(entries).containsAllEntriesOf(expected);
+            assertThat(stat.out()).containsPattern("nfs-rdma: /" + big + ": filehandle [0-9a-f]+, type file,"
                     + " size " + (16 << 20));
-            return entries.size() + " entries: " + entries;
+            return entries.size() + " entries: " + entries + (unwritten.isEmpty() ? "" : "; not expected (their"
+                    + " WRITE cases were aborted for siw's bug): " + unwritten);
         });
     }
 
@@ -563,8 +589,7 @@ class NfsRdmaInteropTest {
 
     /** Runs the checks, records the case in results.md, and adds the run's output to a failure. */
     private void verify(String id, String title, JavaNfsRdma r, Check check) {
-        String command = r == null ? "" : r.shownCommand().replaceAll(" --host 127.0.0.1 --port \\d+ --timeout \\d+",
-                "").replace(vm.dir + "/", "<logs>/" + VM_NAME + "/");
+        String command = shown(r);
         try {
             String figures = check.run();
             row(id, title, command, r, "pass", figures);
@@ -576,6 +601,12 @@ class NfsRdmaInteropTest {
             row(id, title, command, r, "ERROR: " + e, "");
             throw new AssertionError(e + (r == null ? "" : r.details()), e);
         }
+    }
+
+    /** The command as results.md shows it: without the fixed options, with the logs directory abbreviated. */
+    private String shown(JavaNfsRdma r) {
+        return r == null ? "" : r.shownCommand().replaceAll(" --host 127.0.0.1 --port \\d+ --timeout \\d+", "")
+                .replace(vm.dir + "/", "<logs>/" + VM_NAME + "/");
     }
 
     private void row(String id, String title, String command, JavaNfsRdma r, String verdict, String figures) {
