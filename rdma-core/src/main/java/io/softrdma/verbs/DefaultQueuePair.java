@@ -782,7 +782,6 @@ final class DefaultQueuePair implements QueuePair {
         cancelFirstFpduProbe();
         receiver.stop();
         sender.stop();
-        sender.releasePending();
         flushAll();
         releaseResources();
         Throwable outcome;

@@ -1,15 +1,20 @@
 package io.softrdma.verbs;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandler;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.ReferenceCountUtil;
+import io.softrdma.internal.mpa.FpduDecoder;
+import io.softrdma.internal.mpa.FpduEncoder;
 import io.softrdma.internal.mpa.FpduException;
 import io.softrdma.internal.mpa.MpaEstablishedEvent;
 import io.softrdma.internal.rdmap.TerminateCause;
 import io.softrdma.mpa.LlpErrorCode;
 import io.softrdma.rdmap.TerminateCode;
 import java.io.IOException;
+import java.util.List;
 
 /**
  * Binds a queue pair to its channel, above MPA: it becomes RTS on {@link MpaEstablishedEvent}, hands
@@ -21,6 +26,8 @@ import java.io.IOException;
  */
 public final class QueuePairHandler extends ChannelInboundHandlerAdapter {
     private final DefaultQueuePair qp;
+    /** The decoder that hands this handler its ULPDUs directly, if it does. */
+    private FpduDecoder decoder;
     /** Between the first segment of a read and channelReadComplete: inside the engine bracket of the read. */
     private boolean readCycle;
     /** Segments handed to the engine in the current read cycle. */
@@ -60,14 +67,56 @@ public final class QueuePairHandler extends ChannelInboundHandlerAdapter {
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
         if (evt instanceof MpaEstablishedEvent established) {
             qp.attach(ctx, established.negotiation(), established.refusal(), established.reason());
+            decoder = decoderJustBefore(ctx);
+            if (decoder != null) {
+                decoder.deliverTo(this::onUlpdu);
+            }
         }
         super.userEventTriggered(ctx, evt);
+    }
+
+    /**
+     * The FPDU decoder when it is the inbound handler right before this one, so that it may hand ULPDUs over
+     * directly ({@link FpduDecoder#deliverTo}) without skipping a handler; else null.
+     */
+    private static FpduDecoder decoderJustBefore(ChannelHandlerContext ctx) {
+        List<String> names = ctx.pipeline().names();
+        for (int i = names.indexOf(ctx.name()) - 1; i >= 0; i--) {
+            ChannelHandler h = ctx.pipeline().get(names.get(i));
+            if (h instanceof FpduDecoder d) {
+                return d;
+            }
+            if (h instanceof ChannelInboundHandler && !(h instanceof FpduEncoder)) {
+                return null;
+            }
+        }
+        return null;
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        if (decoder != null) {
+            decoder.deliverTo(null);
+            decoder = null;
+        }
     }
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (!(msg instanceof ByteBuf ulpdu) || qp.ctx == null) {
             ReferenceCountUtil.release(msg);
+            return;
+        }
+        try {
+            onUlpdu(ulpdu);
+        } finally {
+            ulpdu.release();
+        }
+    }
+
+    /** One ULPDU, lent for the call: from {@link #channelRead}, or straight from the decoder. */
+    private void onUlpdu(ByteBuf ulpdu) {
+        if (qp.ctx == null) {
             return;
         }
         // The segments of one read cycle are one engine bracket: what they cause is carried out, flushed and
@@ -79,7 +128,7 @@ public final class QueuePairHandler extends ChannelInboundHandlerAdapter {
             qp.beginReadCycle();
             qp.enter();
         }
-        qp.receiver.onSegment(ulpdu);
+        qp.receiver.onLentSegment(ulpdu);
         if (++cycleSegments == SEGMENTS_PER_CYCLE) {
             // As if the read had ended here: the next segment of this read opens a new cycle.
             endReadCycle();

@@ -73,22 +73,21 @@ final class QueuePairReceiver {
         return receivedAny;
     }
 
-    /** Processes one ULPDU (a DDP segment) and releases it. */
-    void onSegment(ByteBuf ulpdu) {
-        try {
-            if (stopped) {
-                return;
-            }
-            if (!receivedAny) {
-                receivedAny = true;
-                qp.firstUlpduReceived();
-            }
-            TerminateCause error = process(ulpdu);
-            if (error != null) {
-                qp.terminate(error);
-            }
-        } finally {
-            ulpdu.release();
+    /**
+     * Processes one ULPDU lent for the call ({@link io.softrdma.internal.mpa.FpduDecoder.UlpduSink}): its readable
+     * octets, read with absolute gets only; whatever is kept is copied (placement, a Terminate's headers).
+     */
+    void onLentSegment(ByteBuf ulpdu) {
+        if (stopped) {
+            return;
+        }
+        if (!receivedAny) {
+            receivedAny = true;
+            qp.firstUlpduReceived();
+        }
+        TerminateCause error = process(ulpdu);
+        if (error != null) {
+            qp.terminate(error);
         }
     }
 

@@ -83,8 +83,10 @@ final class QueuePairSender {
     /** RFC 7306: the Atomic Response queue's MSN (QN 3), and the last Atomic Request Identifier used. */
     private int atomicResponseMsn;
     private int atomicRequestId;
-    /** The last segment emitted, kept back so that the flush can give it the batch's promise. */
-    private GatheredUlpdu pending;
+    /** Whether segments were written since the last flush. */
+    private boolean unflushed;
+    /** Where a short segment's DDP header is written before the encoder frames it ({@link #emitInline}). */
+    private final byte[] header = new byte[UntaggedHeaderCodec.LENGTH];
     /** The highest send-queue position whose Send or Write is fully emitted. */
     private long emittedUpTo = -1;
     private long promisedUpTo = -1;
@@ -147,8 +149,8 @@ final class QueuePairSender {
      * pipeline's own hop costs about a fifth of a 64-octet Write's sending CPU (JFR, docs/benchmarks.md).
      */
     private void write(GatheredUlpdu u) {
-        ChannelHandlerContext ec = encoderCtx;
-        if (ec != null && !ec.isRemoved()) {
+        ChannelHandlerContext ec = directEncoder();
+        if (ec != null) {
             encoder.write(ec, u, voidPromise);
         } else {
             ctx.write(u, voidPromise);
@@ -156,7 +158,7 @@ final class QueuePairSender {
     }
 
     boolean idle() {
-        return current == Current.NONE && pending == null && !barrierOutstanding;
+        return current == Current.NONE && !unflushed && !barrierOutstanding;
     }
 
     void stop() {
@@ -307,6 +309,15 @@ final class QueuePairSender {
         boolean last = e.messageOffset + n == e.byteLength;
         // A short payload is copied in after the header (the encoder would copy it anyway); a longer one is a slice.
         boolean copied = n <= FpduEncoder.COPY_LIMIT;
+        if (copied && directEncoder() != null) {
+            RdmapOpcode opcode = tagged ? RdmapOpcode.RDMA_WRITE : sendOpcode(wr);
+            int h = tagged ? TaggedHeaderCodec.write(header, 0, opcode.code(), last, wr.remoteStag(),
+                    wr.remoteTaggedOffset() + e.messageOffset)
+                    : UntaggedHeaderCodec.write(header, 0, opcode.code(), last, wr.invalidate() ? wr.invalidateStag() : 0,
+                            UntaggedHeaderCodec.QN_SEND, e.msn, (int) e.messageOffset);
+            emitInline(opcode, last, h, memory, index, n);
+            return segmentEmitted(seq, e, n, last, withImmediate);
+        }
         GatheredUlpdu u = GatheredUlpdu.newInstance(copied ? Unpooled.EMPTY_BUFFER : memory.retainedSlice(index, n));
         if (tagged) {
             TaggedHeaderCodec.write(u.header(), RdmapOpcode.RDMA_WRITE.code(), last, wr.remoteStag(),
@@ -319,6 +330,11 @@ final class QueuePairSender {
             u.appendPayload(memory, index, n);
         }
         emit(u);
+        return segmentEmitted(seq, e, n, last, withImmediate);
+    }
+
+    /** Advances the message past a segment of {@code n} octets just emitted; true when the message is complete. */
+    private boolean segmentEmitted(long seq, SendQueueEntry e, int n, boolean last, boolean withImmediate) {
         e.sgeOffset += n;
         e.messageOffset += n;
         if (last && withImmediate) {
@@ -443,6 +459,15 @@ final class QueuePairSender {
         }
         // A short payload is copied in after the header, so its CRC covers the octets sent (see copyReadResponses).
         boolean copied = n <= FpduEncoder.COPY_LIMIT;
+        boolean last = r.sent + n == r.length;
+        if (copied && directEncoder() != null) {
+            int h = TaggedHeaderCodec.write(header, 0, RdmapOpcode.RDMA_READ_RESPONSE.code(), last, r.sinkStag,
+                    r.sinkTaggedOffset + r.sent);
+            // A zero-length Read's source is not looked up (RFC 5040 §7.2 rule 4): no memory then.
+            emitInline(RdmapOpcode.RDMA_READ_RESPONSE, last, h, n > 0 ? r.source.memory() : null,
+                    n > 0 ? r.source.indexOf(to) : 0, n);
+            return readResponseEmitted(r, n, last);
+        }
         ByteBuf payload;
         if (copied) {
             payload = Unpooled.EMPTY_BUFFER;
@@ -455,7 +480,6 @@ final class QueuePairSender {
         } else {
             payload = r.source.retainedSlice(r.source.indexOf(to), n);
         }
-        boolean last = r.sent + n == r.length;
         GatheredUlpdu u = GatheredUlpdu.newInstance(payload);
         TaggedHeaderCodec.write(u.header(), RdmapOpcode.RDMA_READ_RESPONSE.code(), last, r.sinkStag,
                 r.sinkTaggedOffset + r.sent);
@@ -463,6 +487,10 @@ final class QueuePairSender {
             u.appendPayload(r.source.memory(), r.source.indexOf(to), n);
         }
         emit(u);
+        return readResponseEmitted(r, n, last);
+    }
+
+    private boolean readResponseEmitted(InboundRead r, int n, boolean last) {
         r.sent += n;
         if (last) {
             r.source = null;
@@ -520,14 +548,33 @@ final class QueuePairSender {
         int control = h.getUnsignedByte(h.readerIndex());
         qp.counters.segment(false, DdpControl.opcode(h.getUnsignedByte(h.readerIndex() + 1)), DdpControl.last(control),
                 u.payloadLength());
+        firstSegment();
+        write(u);
+        unflushed = true;
+    }
+
+    /**
+     * Emits a segment of a short payload through the encoder's array path ({@link FpduEncoder#writeInline}): no
+     * holder, no header buffer, one copy fewer. Only when the encoder is the next outbound handler.
+     */
+    private void emitInline(RdmapOpcode opcode, boolean last, int headerLength, ByteBuf memory, int index, int n) {
+        qp.counters.segment(false, opcode.code(), last, n);
+        firstSegment();
+        encoder.writeInline(encoderCtx, header, headerLength, memory, index, n);
+        unflushed = true;
+    }
+
+    /** The encoder's context when segments may be handed to it directly, else null. */
+    private ChannelHandlerContext directEncoder() {
+        ChannelHandlerContext ec = encoderCtx;
+        return ec != null && !ec.isRemoved() ? ec : null;
+    }
+
+    private void firstSegment() {
         if (!sentAny) {
             sentAny = true;
             qp.firstFpduSent();
         }
-        if (pending != null) {
-            write(pending);
-        }
-        pending = u;
     }
 
     void deferFlush(boolean defer) {
@@ -541,12 +588,10 @@ final class QueuePairSender {
      * {@link BarrierPromise}, armed again for each barrier).
      */
     void flush() {
-        GatheredUlpdu last = pending;
-        if (last == null || deferFlush) {
+        if (!unflushed || deferFlush) {
             return;
         }
-        pending = null;
-        write(last);
+        unflushed = false;
         ctx.flush();
         if (!barrierOutstanding) {
             promiseEmitted();
@@ -593,8 +638,8 @@ final class QueuePairSender {
             qp.enter();
             try {
                 qp.sendsWritten(upTo);
-                if (pending == null) {
-                    // What was flushed while this barrier was outstanding (a segment still pending waits for its
+                if (!unflushed) {
+                    // What was flushed while this barrier was outstanding (a segment not flushed yet waits for its
                     // own flush, which promises it).
                     promiseEmitted();
                 }
@@ -616,10 +661,7 @@ final class QueuePairSender {
         if (ctx == null) {
             return;
         }
-        if (pending != null) {
-            write(pending);
-            pending = null;
-        }
+        unflushed = false;
         GatheredUlpdu u = GatheredUlpdu.newInstance(Unpooled.EMPTY_BUFFER);
         // siw expects MSN 1 on the Terminate queue: it is the only message there.
         UntaggedHeaderCodec.write(u.header(), RdmapOpcode.TERMINATE.code(), true, 0, UntaggedHeaderCodec.QN_TERMINATE,
@@ -649,14 +691,6 @@ final class QueuePairSender {
             c.channel().config().setAutoRead(true);
         } else {
             c.close();
-        }
-    }
-
-    /** Releases a segment that was never written (the stream closed). */
-    void releasePending() {
-        if (pending != null) {
-            pending.release();
-            pending = null;
         }
     }
 }

@@ -196,6 +196,58 @@ class FpduDecoderTest {
         return r;
     }
 
+    /** With a sink, each ULPDU is lent to it in order, however the reads cut the stream; none is left behind. */
+    @ParameterizedTest(name = "crc={0} markers={1}")
+    @CsvSource({"true,false", "false,false", "true,true"})
+    void rfc5044Section6ASinkIsLentEachUlpduInOrderWhereverTheReadsSplitTheStream(boolean crc, boolean markers) {
+        byte[] wire = encode(crc, markers, sample());
+        for (int cut = 0; cut < wire.length; cut += 7) {
+            FpduDecoder decoder = new FpduDecoder(crc, markers);
+            EmbeddedChannel ch = new EmbeddedChannel(decoder);
+            List<byte[]> lent = new ArrayList<>();
+            decoder.deliverTo(u -> {
+                int refCnt = u.refCnt();
+                lent.add(io.netty.buffer.ByteBufUtil.getBytes(u, u.readerIndex(), u.readableBytes()));
+                assertThat(u.refCnt()).isEqualTo(refCnt);
+            });
+            if (cut > 0) {
+                ch.writeInbound(Unpooled.wrappedBuffer(wire, 0, cut));
+            }
+            ch.writeInbound(Unpooled.wrappedBuffer(wire, cut, wire.length - cut));
+            assertThat(lent).as("split at %d", cut).containsExactlyElementsOf(sample());
+            assertThat((Object) ch.readInbound()).as("nothing through the pipeline").isNull();
+            assertThat(ch.finish()).isFalse();
+        }
+    }
+
+    @Test
+    void rfc5044Section8ASinkSeesTheUlpdusBeforeABadCrcAndNothingAfterIt() {
+        byte[] wire = encode(true, false, List.of(pattern(10, 1), pattern(20, 2), pattern(30, 3)));
+        wire[FpduCodec.fpduLength(10) + 5] ^= 0x01;
+        FpduDecoder decoder = new FpduDecoder(true, false);
+        Recorder r = new Recorder();
+        EmbeddedChannel ch = new EmbeddedChannel(decoder, r);
+        decoder.deliverTo(u -> r.events.add("lent " + Hex.hex(io.netty.buffer.ByteBufUtil.getBytes(u))));
+        ch.writeInbound(Unpooled.wrappedBuffer(wire));
+        assertThat(r.events).containsExactly("lent " + Hex.hex(pattern(10, 1)), "error CRC_ERROR");
+        assertThat(ch.finish()).isFalse();
+    }
+
+    @Test
+    void rfc5044Section7_1_2Rule4TheFirstFpduListenerRunsBeforeTheSinkSeesTheFirstUlpdu() {
+        FpduDecoder decoder = new FpduDecoder(true, false);
+        EmbeddedChannel ch = new EmbeddedChannel(decoder);
+        List<String> events = new ArrayList<>();
+        decoder.onFirstFpdu(() -> events.add("first FPDU"));
+        decoder.deliverTo(u -> events.add("ULPDU of " + u.readableBytes()));
+        ch.writeInbound(Unpooled.wrappedBuffer(encode(true, false, List.of(pattern(3, 1), pattern(4, 2)))));
+        assertThat(events).containsExactly("first FPDU", "ULPDU of 3", "ULPDU of 4");
+        decoder.deliverTo(null);
+        ch.writeInbound(Unpooled.wrappedBuffer(encode(true, false, List.of(pattern(5, 3)))));
+        assertThat(Hex.releaseToBytes(ch.readInbound())).as("back to the pipeline").isEqualTo(pattern(5, 3));
+        assertThat(ch.finish()).isFalse();
+    }
+
     private static void recomputeCrc(byte[] wire, int from, int crcAt) {
         CRC32C c = new CRC32C();
         c.update(wire, from, crcAt - from);

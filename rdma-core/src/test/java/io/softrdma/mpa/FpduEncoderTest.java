@@ -161,6 +161,53 @@ class FpduEncoderTest {
         assertThat(ch.finish()).isFalse();
     }
 
+    /**
+     * The sender's array path frames what the holder's path frames, octet for octet: RFC 5044 §4.1's length, PAD and
+     * CRC (on and off), §4.3's Markers (it falls back to the holder's path there), and a responder's held writes
+     * (§7.1.2 rule 4: nothing before the first FPDU arrives, then in order).
+     */
+    @ParameterizedTest
+    @CsvSource({"0, true, false, false", "1, true, false, false", "2, true, false, false", "3, true, false, false",
+        "64, true, false, false", "64, false, false, false", "511, true, false, false", "512, true, false, false",
+        "64, true, true, false", "500, true, true, false", "64, true, false, true", "7, false, true, true"})
+    void writeInlineFramesTheOctetsAGatheredUlpduWould(int length, boolean crc, boolean markers, boolean held) {
+        byte[] header = bytes("c141 12345678 0000000000000040");
+        ByteBuf memory = Unpooled.directBuffer(1024).writeBytes(pattern(1024, 3));
+        int index = 5;
+
+        FpduEncoder viaHolder = new FpduEncoder(crc, markers, held);
+        EmbeddedChannel a = new EmbeddedChannel(viaHolder);
+        for (int i = 0; i < 3; i++) {
+            GatheredUlpdu u = GatheredUlpdu.newInstance(Unpooled.EMPTY_BUFFER);
+            u.header().writeBytes(header);
+            if (length > 0) {
+                u.appendPayload(memory, index, length);
+            }
+            a.write(u);
+        }
+        a.flush();
+        viaHolder.releaseHeldWrites();
+
+        FpduEncoder inline = new FpduEncoder(crc, markers, held);
+        EmbeddedChannel b = new EmbeddedChannel(inline);
+        for (int i = 0; i < 3; i++) {
+            inline.writeInline(b.pipeline().context(inline), header, header.length, memory, index, length);
+        }
+        b.flush();
+        if (held) {
+            assertThat((Object) b.readOutbound()).as("held until an FPDU is received").isNull();
+        }
+        inline.releaseHeldWrites();
+
+        byte[] expected = drainOutbound(a);
+        assertThat(expected).hasSizeGreaterThanOrEqualTo(3 * FpduCodec.fpduLength(header.length + length));
+        assertThat(hex(drainOutbound(b))).isEqualTo(hex(expected));
+        assertThat(memory.refCnt()).as("the caller's memory is only read").isEqualTo(1);
+        memory.release();
+        assertThat(a.finish()).isFalse();
+        assertThat(b.finish()).isFalse();
+    }
+
     @Test
     void rfc5044Section7_1_2Rule4ResponderHoldsFpdusUntilOneIsReceived() {
         FpduEncoder encoder = new FpduEncoder(true, false, true);

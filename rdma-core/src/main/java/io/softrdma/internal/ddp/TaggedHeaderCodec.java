@@ -1,6 +1,9 @@
 package io.softrdma.internal.ddp;
 
 import io.netty.buffer.ByteBuf;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 
 /**
  * The DDP Tagged Buffer Model header, RFC 5041 §4.3 (as RDMAP uses it, RFC 5040 Appendix A.1/A.3):
@@ -33,6 +36,9 @@ public final class TaggedHeaderCodec {
     /** RFC 5041 §4.3: 14 octets (112 bits, as RFC 5040 §4.8 Terminated DDP Header). */
     public static final int LENGTH = 14;
 
+    private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
+    private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+
     private TaggedHeaderCodec() {
     }
 
@@ -50,6 +56,18 @@ public final class TaggedHeaderCodec {
         out.writeByte(DdpControl.rdmapControl(opcode));
         out.writeInt(stag);
         out.writeLong(taggedOffset);
+    }
+
+    /**
+     * Writes the same header into {@code out} at {@code at}, for a segment framed in an array (the sender's short
+     * segments, {@code FpduEncoder.writeInline}); returns {@link #LENGTH}.
+     */
+    public static int write(byte[] out, int at, int opcode, boolean last, int stag, long taggedOffset) {
+        out[at] = (byte) DdpControl.ddpControl(true, last);
+        out[at + 1] = (byte) DdpControl.rdmapControl(opcode);
+        INT.set(out, at + STAG_OFFSET, stag);
+        LONG.set(out, at + TO_OFFSET, taggedOffset);
+        return LENGTH;
     }
 
     /** Names every field, for logs and failing tests. */

@@ -1,6 +1,9 @@
 package io.softrdma.internal.ddp;
 
 import io.netty.buffer.ByteBuf;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 
 /**
  * The DDP Untagged Buffer Model header, RFC 5041 §4.4 (as RDMAP uses it, RFC 5040 Appendix A):
@@ -49,6 +52,8 @@ public final class UntaggedHeaderCodec {
     /** RFC 7306: the queue of Atomic Responses. */
     public static final int QN_ATOMIC_RESPONSE = 3;
 
+    private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
+
     private UntaggedHeaderCodec() {
     }
 
@@ -77,6 +82,21 @@ public final class UntaggedHeaderCodec {
         out.writeInt(queueNumber);
         out.writeInt(msn);
         out.writeInt(messageOffset);
+    }
+
+    /**
+     * Writes the same header into {@code out} at {@code at}, for a segment framed in an array (the sender's short
+     * segments, {@code FpduEncoder.writeInline}); returns {@link #LENGTH}.
+     */
+    public static int write(byte[] out, int at, int opcode, boolean last, int invalidateStag, int queueNumber,
+            int msn, int messageOffset) {
+        out[at] = (byte) DdpControl.ddpControl(false, last);
+        out[at + 1] = (byte) DdpControl.rdmapControl(opcode);
+        INT.set(out, at + INVALIDATE_STAG_OFFSET, invalidateStag);
+        INT.set(out, at + QN_OFFSET, queueNumber);
+        INT.set(out, at + MSN_OFFSET, msn);
+        INT.set(out, at + MO_OFFSET, messageOffset);
+        return LENGTH;
     }
 
     /** Names every field, for logs and failing tests. */

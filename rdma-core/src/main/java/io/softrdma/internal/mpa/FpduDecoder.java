@@ -30,7 +30,8 @@ import java.util.zip.CRC32C;
  * graceful close reach the layer above as {@code channelInactive}, after every complete FPDU received
  * before it.
  *
- * <p>Ownership: every ULPDU passed to {@code channelRead} must be released by the handler above.
+ * <p>Ownership: every ULPDU passed to {@code channelRead} must be released by the handler above. A {@link
+ * UlpduSink} ({@link #deliverTo}) instead borrows each ULPDU for the length of its call.
  *
  * <p>Thread safety: a channel handler; all methods run on the channel's event loop.
  */
@@ -46,6 +47,22 @@ public final class FpduDecoder extends ByteToMessageDecoder {
     private boolean failed;
     private Runnable firstFpduListener;
     private Runnable failureListener;
+    private UlpduSink sink;
+
+    /**
+     * Takes each ULPDU where the decoder finds it, instead of a retained slice of it sent through the pipeline: the
+     * queue pair's receive engine, when it is the next inbound handler. A slice, its retain and release on the read
+     * buffer, and the pipeline's hop cost about a third of a 64-octet Write's receiving CPU (docs/benchmarks.md,
+     * issue 18).
+     */
+    @FunctionalInterface
+    public interface UlpduSink {
+        /**
+         * Handles one ULPDU: {@code ulpdu}'s readable octets, read with absolute gets. The buffer is lent for the
+         * call only: do not retain, release or keep it, nor move its indices.
+         */
+        void onUlpdu(ByteBuf ulpdu);
+    }
 
     /**
      * @param crcEnabled check the CRC32c of each FPDU (only when negotiated; else it is not checked)
@@ -76,6 +93,14 @@ public final class FpduDecoder extends ByteToMessageDecoder {
      */
     public void onFailure(Runnable listener) {
         this.failureListener = listener;
+    }
+
+    /**
+     * Hands every later ULPDU to {@code sink} instead of {@code channelRead}; null goes back to the pipeline. Call
+     * from the handler right after this one, on the event loop.
+     */
+    public void deliverTo(UlpduSink sink) {
+        this.sink = sink;
     }
 
     /** The number of valid FPDUs passed on so far. */
@@ -118,9 +143,22 @@ public final class FpduDecoder extends ByteToMessageDecoder {
         if (available < wireLength) {
             return;
         }
+        // The FPDU's own buffer: the read buffer it lies in when the cumulation is a chain of reads (as it is
+        // nearly always, a read ending inside an FPDU), so that the CRC and the layer above read it without going
+        // through the chain for every octet.
+        ByteBuf frame = in;
+        int at = start;
+        if (in instanceof ChainedByteBuf chain && !markers) {
+            int piece = chain.pieceAt(start);
+            int pieceStart = chain.pieceStart(piece);
+            if (start + wireLength <= pieceStart + chain.pieceLength(piece)) {
+                frame = chain.piece(piece);
+                at = chain.pieceOffset(piece) + start - pieceStart;
+            }
+        }
         if (crcEnabled) {
-            int computed = crc.reset().update(in, start, wireLength - FpduCodec.CRC_LENGTH).value();
-            int received = FpduCodec.crcLittleEndian(in, start + wireLength - FpduCodec.CRC_LENGTH);
+            int computed = crc.reset().update(frame, at, wireLength - FpduCodec.CRC_LENGTH).value();
+            int received = FpduCodec.crcLittleEndian(frame, at + wireLength - FpduCodec.CRC_LENGTH);
             if (computed != received) {
                 fail(ctx, in, LlpErrorCode.CRC_ERROR, String.format(
                         "FPDU at stream octet %d (ULPDU_Length %d): CRC32c received 0x%08x, computed 0x%08x"
@@ -133,15 +171,47 @@ public final class FpduDecoder extends ByteToMessageDecoder {
             return;
         }
         int ulpduIndex = start + leading + FpduCodec.LENGTH_FIELD_LENGTH;
-        ByteBuf ulpdu = markerInsideUlpdu(fpduStart, ulpduLength, innerMarkers)
-                ? extractAroundMarkers(ctx, in, start, position, fpduStart, ulpduLength)
+        boolean extract = markerInsideUlpdu(fpduStart, ulpduLength, innerMarkers);
+        UlpduSink s = sink;
+        ByteBuf ulpdu = extract ? extractAroundMarkers(ctx, in, start, position, fpduStart, ulpduLength)
                 // A recycled slice of the read buffer when the ULPDU lies within one read (a chain slices its
                 // pieces so), a pooled chain of the reads it spans otherwise.
-                : in.retainedSlice(ulpduIndex, ulpduLength);
-        in.skipBytes(wireLength);
+                : s == null ? in.retainedSlice(ulpduIndex, ulpduLength) : null;
         streamPosition = position + wireLength;
         fpdusReceived++;
-        out.add(ulpdu);
+        if (s == null) {
+            in.skipBytes(wireLength);
+            out.add(ulpdu);
+            firstFpdu();
+        } else if (ulpdu != null) {
+            in.skipBytes(wireLength);
+            firstFpdu();
+            try {
+                s.onUlpdu(ulpdu);
+            } finally {
+                ulpdu.release();
+            }
+        } else {
+            // Lent in place: the read buffer's readable octets narrowed to the ULPDU for the call.
+            in.skipBytes(wireLength);
+            firstFpdu();
+            int from = at + ulpduIndex - start;
+            int reader = frame.readerIndex();
+            int writer = frame.writerIndex();
+            frame.setIndex(from, from + ulpduLength);
+            try {
+                s.onUlpdu(frame);
+            } finally {
+                frame.setIndex(reader, writer);
+            }
+        }
+    }
+
+    /**
+     * Runs the first-FPDU listener after the first valid FPDU, before its ULPDU is handled (a responder's encoder
+     * opens before anything the ULPDU causes is sent).
+     */
+    private void firstFpdu() {
         Runnable listener = firstFpduListener;
         if (listener != null) {
             firstFpduListener = null;

@@ -1,6 +1,7 @@
 package io.softrdma.internal.mpa;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
@@ -207,6 +208,46 @@ public final class FpduEncoder extends ChannelDuplexHandler {
             return;
         }
         encode(ctx, msg, promise);
+    }
+
+    /**
+     * Frames one ULPDU of {@code headerLength} octets of {@code header} followed by {@code length} octets of {@code
+     * memory} from absolute {@code index} (at most {@link #COPY_LIMIT}), as {@link #write} would frame the same
+     * octets as a {@link GatheredUlpdu}, with the quiet void promise. The caller must be the handler just before
+     * this one (the queue pair's sender, issue 18): the FPDU is assembled in the scratch array, CRC'd there and
+     * appended to the run, with no holder, no header buffer and one copy of the payload fewer. While writes are
+     * held or refused, or with Markers, it takes the holder's path.
+     *
+     * <p>Note: event loop only.
+     */
+    public void writeInline(ChannelHandlerContext ctx, byte[] header, int headerLength, ByteBuf memory, int index,
+            int length) {
+        if (held != null || refusal != null || markers || length > COPY_LIMIT) {
+            GatheredUlpdu u = GatheredUlpdu.newInstance(Unpooled.EMPTY_BUFFER);
+            u.header().writeBytes(header, 0, headerLength);
+            if (length > 0) {
+                u.appendPayload(memory, index, length);
+            }
+            write(ctx, u, quietVoidPromise);
+            return;
+        }
+        int ulpduLength = headerLength + length;
+        byte[] bytes = scratch;
+        bytes[0] = (byte) (ulpduLength >>> 8);
+        bytes[1] = (byte) ulpduLength;
+        int n = FpduCodec.LENGTH_FIELD_LENGTH;
+        System.arraycopy(header, 0, bytes, n, headerLength);
+        n += headerLength;
+        if (length > 0) {
+            ByteBufCopy.getBytes(memory, index, bytes, n, length);
+            n += length;
+        }
+        for (int pad = FpduCodec.padLength(ulpduLength); pad > 0; pad--) {
+            bytes[n++] = 0;
+        }
+        int crcValue = crcEnabled ? crc.reset().update(bytes, 0, n).value() : 0;
+        reserve(ctx, n + FpduCodec.CRC_LENGTH).writeBytes(bytes, 0, n).writeIntLE(crcValue);
+        streamPosition += n + FpduCodec.CRC_LENGTH;
     }
 
     private static void releaseMessage(Object msg) {
