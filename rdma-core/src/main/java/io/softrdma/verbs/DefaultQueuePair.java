@@ -241,8 +241,25 @@ final class DefaultQueuePair implements QueuePair {
             throw new IllegalStateException("send queue full: " + config.sendQueueDepth()
                     + " work requests outstanding (QueuePairConfig.sendQueueDepth); wait for completions");
         }
+        if (inEngine() && postedSends.isEmpty()) {
+            sq[(int) (sqTail % sq.length)].reset(request);
+            sqTail++;
+            drainAgain = true;
+            return;
+        }
         postedSends.offer(request);
         schedule();
+    }
+
+    /**
+     * Whether a post made now may go straight into its ring, sparing the posted queue's atomics (issue 18): on the
+     * event loop inside the engine (a completion or queue pair callback), where the outermost engine call drains on
+     * return ({@code drainAgain} makes it run another round). The caller also checks that nothing posted earlier
+     * still waits in the queue, which the post would overtake.
+     */
+    private boolean inEngine() {
+        EventExecutor ex = executor;
+        return ex != null && ex.inEventLoop() && depth > 0;
     }
 
     @Override
@@ -264,6 +281,12 @@ final class DefaultQueuePair implements QueuePair {
             receivesOutstanding.decrementAndGet();
             throw new IllegalStateException("receive queue full: " + config.receiveQueueDepth()
                     + " receives posted (QueuePairConfig.receiveQueueDepth)");
+        }
+        if (inEngine() && postedReceives.isEmpty()) {
+            rq[(int) (rqTail % rq.length)].reset(request);
+            rqTail++;
+            drainAgain = true;
+            return;
         }
         postedReceives.offer(request);
         if (state == QueuePairState.ERROR && executor == null) {

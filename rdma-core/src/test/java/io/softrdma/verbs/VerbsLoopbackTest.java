@@ -432,6 +432,53 @@ class VerbsLoopbackTest {
         }
     }
 
+    /**
+     * Posts made inside the engine (a completion callback on the event loop) go straight into the send ring,
+     * while another thread's posts go through the posted queue: each poster's Sends still arrive in its own order
+     * (RFC 5040 §5.5 rule 13), none waits for a later event, and a callback's post never overtakes one queued
+     * before it.
+     */
+    @Test
+    void rfc5040Section5_5Rule13PostsFromCallbacksAndFromAnotherThreadEachKeepTheirOrder() throws Exception {
+        int each = 300;
+        try (Loopback lb = new Loopback(io.softrdma.mpa.MpaSettings.defaults(), c -> c.withSendQueueDepth(2 * each),
+                c -> c.withReceiveQueueDepth(2 * each))) {
+            MemoryRegion recv = lb.server.allocate(8 * 2 * each, Access.LOCAL_WRITE);
+            for (int i = 0; i < 2 * each; i++) {
+                lb.server.qp.postReceive(ReceiveWorkRequest.of(i, new ScatterGatherEntry(recv, 8L * i, 8)));
+            }
+            MemoryRegion src = lb.client.allocate(8 * 2 * each, Access.LOCAL_WRITE);
+            for (int i = 0; i < 2 * each; i++) {
+                src.buffer().setLong(8 * i, i);
+            }
+            AtomicInteger callbackPosts = new AtomicInteger();
+            AtomicInteger completed = new AtomicInteger();
+            lb.client.cq.setListener(q -> q.drainAndRearm(c -> {
+                completed.incrementAndGet();
+                // Each of the other thread's Sends, once complete, makes the callback post one of its own.
+                if (c.wrId() < each) {
+                    int i = each + callbackPosts.getAndIncrement();
+                    lb.client.qp.postSend(SendWorkRequest.send(i, new ScatterGatherEntry(src, 8L * i, 8)));
+                }
+            }));
+            lb.client.cq.requestNotification(false);
+            for (int i = 0; i < each; i++) {
+                lb.client.qp.postSend(SendWorkRequest.send(i, new ScatterGatherEntry(src, 8L * i, 8)));
+            }
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> completed.get() == 2 * each);
+            List<Long> fromThread = new ArrayList<>();
+            List<Long> fromCallbacks = new ArrayList<>();
+            for (int i = 0; i < 2 * each; i++) {
+                assertThat(lb.server.nextSuccess().wrId()).as("receives complete in order").isEqualTo(i);
+                long value = recv.buffer().getLong(8 * i);
+                (value < each ? fromThread : fromCallbacks).add(value);
+            }
+            assertThat(fromThread).hasSize(each).isSorted();
+            assertThat(fromCallbacks).hasSize(each).isSorted();
+            lb.assertNoTerminate();
+        }
+    }
+
     @Test
     void postingBeyondTheSendQueueDepthFailsFast() throws Exception {
         try (Loopback lb = new Loopback(io.softrdma.mpa.MpaSettings.defaults(), c -> c.withSendQueueDepth(2),
