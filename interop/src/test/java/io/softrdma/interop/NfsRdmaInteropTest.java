@@ -36,6 +36,9 @@ import org.junit.jupiter.api.Timeout;
  * <p>Each case runs the jar as a process, as a user would, and checks what it printed and the file it wrote.
  * Logs: {@code target/interop-logs/nfs-rdma/} (the VM's serial log with nfsd's kernel messages, each case's
  * stdout/stderr and output file, {@code results.md}).
+ *
+ * <p>Why this class is long: its cases share one VM boot and run in order (later ones read what earlier ones wrote),
+ * so they live in one class, each a few assertions over what the sample printed.
  */
 @Tag("interop")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)

@@ -311,10 +311,11 @@ final class QueuePairSender {
         boolean copied = n <= FpduEncoder.COPY_LIMIT;
         if (copied && directEncoder() != null) {
             RdmapOpcode opcode = tagged ? RdmapOpcode.RDMA_WRITE : sendOpcode(wr);
+            int invalidate = wr.invalidate() ? wr.invalidateStag() : 0;
             int h = tagged ? TaggedHeaderCodec.write(header, 0, opcode.code(), last, wr.remoteStag(),
                     wr.remoteTaggedOffset() + e.messageOffset)
-                    : UntaggedHeaderCodec.write(header, 0, opcode.code(), last, wr.invalidate() ? wr.invalidateStag() : 0,
-                            UntaggedHeaderCodec.QN_SEND, e.msn, (int) e.messageOffset);
+                    : UntaggedHeaderCodec.write(header, 0, opcode.code(), last, invalidate, UntaggedHeaderCodec.QN_SEND,
+                            e.msn, (int) e.messageOffset);
             emitInline(opcode, last, h, memory, index, n);
             return segmentEmitted(seq, e, n, last, withImmediate);
         }

@@ -22,7 +22,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** Every opcode end to end over loopback TCP (RFC 5040 §5). */
+/**
+ * Every opcode end to end over loopback TCP (RFC 5040 §5).
+ *
+ * <p>Why this class is long: one test per opcode and per posting rule, each a connection and a few work requests.
+ */
 class VerbsLoopbackTest {
 
     static byte[] pattern(int length, int seed) {
