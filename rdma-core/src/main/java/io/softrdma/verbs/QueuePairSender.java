@@ -85,7 +85,7 @@ final class QueuePairSender {
     private int atomicRequestId;
     /** Whether segments were written since the last flush. */
     private boolean unflushed;
-    /** Where a short segment's DDP header is written before the encoder frames it ({@link #emitInline}). */
+    /** Where a segment's DDP header is written before it is framed ({@link #emitCopied}, {@link #emitGathered}). */
     private final byte[] header = new byte[UntaggedHeaderCodec.LENGTH];
     /** The highest send-queue position whose Send or Write is fully emitted. */
     private long emittedUpTo = -1;
@@ -309,28 +309,17 @@ final class QueuePairSender {
         boolean last = e.messageOffset + n == e.byteLength;
         // A short payload is copied in after the header (the encoder would copy it anyway); a longer one is a slice.
         boolean copied = n <= FpduEncoder.COPY_LIMIT;
-        if (copied && directEncoder() != null) {
-            RdmapOpcode opcode = tagged ? RdmapOpcode.RDMA_WRITE : sendOpcode(wr);
-            int invalidate = wr.invalidate() ? wr.invalidateStag() : 0;
-            int h = tagged ? TaggedHeaderCodec.write(header, 0, opcode.code(), last, wr.remoteStag(),
-                    wr.remoteTaggedOffset() + e.messageOffset)
-                    : UntaggedHeaderCodec.write(header, 0, opcode.code(), last, invalidate, UntaggedHeaderCodec.QN_SEND,
-                            e.msn, (int) e.messageOffset);
-            emitInline(opcode, last, h, memory, index, n);
-            return segmentEmitted(seq, e, n, last, withImmediate);
-        }
-        GatheredUlpdu u = GatheredUlpdu.newInstance(copied ? Unpooled.EMPTY_BUFFER : memory.retainedSlice(index, n));
-        if (tagged) {
-            TaggedHeaderCodec.write(u.header(), RdmapOpcode.RDMA_WRITE.code(), last, wr.remoteStag(),
-                    wr.remoteTaggedOffset() + e.messageOffset);
+        RdmapOpcode opcode = tagged ? RdmapOpcode.RDMA_WRITE : sendOpcode(wr);
+        int invalidate = wr.invalidate() ? wr.invalidateStag() : 0;
+        int h = tagged ? TaggedHeaderCodec.write(header, 0, opcode.code(), last, wr.remoteStag(),
+                wr.remoteTaggedOffset() + e.messageOffset)
+                : UntaggedHeaderCodec.write(header, 0, opcode.code(), last, invalidate, UntaggedHeaderCodec.QN_SEND,
+                        e.msn, (int) e.messageOffset);
+        if (copied) {
+            emitCopied(opcode, last, h, memory, index, n);
         } else {
-            UntaggedHeaderCodec.write(u.header(), sendOpcode(wr).code(), last, wr.invalidate() ? wr.invalidateStag() : 0,
-                    UntaggedHeaderCodec.QN_SEND, e.msn, (int) e.messageOffset);
+            emitGathered(h, memory.retainedSlice(index, n));
         }
-        if (copied && n > 0) {
-            u.appendPayload(memory, index, n);
-        }
-        emit(u);
         return segmentEmitted(seq, e, n, last, withImmediate);
     }
 
@@ -461,18 +450,16 @@ final class QueuePairSender {
         // A short payload is copied in after the header, so its CRC covers the octets sent (see copyReadResponses).
         boolean copied = n <= FpduEncoder.COPY_LIMIT;
         boolean last = r.sent + n == r.length;
-        if (copied && directEncoder() != null) {
-            int h = TaggedHeaderCodec.write(header, 0, RdmapOpcode.RDMA_READ_RESPONSE.code(), last, r.sinkStag,
-                    r.sinkTaggedOffset + r.sent);
+        int h = TaggedHeaderCodec.write(header, 0, RdmapOpcode.RDMA_READ_RESPONSE.code(), last, r.sinkStag,
+                r.sinkTaggedOffset + r.sent);
+        if (copied) {
             // A zero-length Read's source is not looked up (RFC 5040 §7.2 rule 4): no memory then.
-            emitInline(RdmapOpcode.RDMA_READ_RESPONSE, last, h, n > 0 ? r.source.memory() : null,
+            emitCopied(RdmapOpcode.RDMA_READ_RESPONSE, last, h, n > 0 ? r.source.memory() : null,
                     n > 0 ? r.source.indexOf(to) : 0, n);
             return readResponseEmitted(r, n, last);
         }
         ByteBuf payload;
-        if (copied) {
-            payload = Unpooled.EMPTY_BUFFER;
-        } else if (copyReadResponses && !r.source.unchanging()) {
+        if (copyReadResponses && !r.source.unchanging()) {
             payload = ctx.alloc().directBuffer(n, n);
             r.source.appendTo(r.source.indexOf(to), payload, n);
             // The copy is this event loop's own: a window over its pool chunk lets the encoder's CRC read it without
@@ -481,13 +468,7 @@ final class QueuePairSender {
         } else {
             payload = r.source.retainedSlice(r.source.indexOf(to), n);
         }
-        GatheredUlpdu u = GatheredUlpdu.newInstance(payload);
-        TaggedHeaderCodec.write(u.header(), RdmapOpcode.RDMA_READ_RESPONSE.code(), last, r.sinkStag,
-                r.sinkTaggedOffset + r.sent);
-        if (copied && n > 0) {
-            u.appendPayload(r.source.memory(), r.source.indexOf(to), n);
-        }
-        emit(u);
+        emitGathered(h, payload);
         return readResponseEmitted(r, n, last);
     }
 
@@ -555,14 +536,32 @@ final class QueuePairSender {
     }
 
     /**
-     * Emits a segment of a short payload through the encoder's array path ({@link FpduEncoder#writeInline}): no
-     * holder, no header buffer, one copy fewer. Only when the encoder is the next outbound handler.
+     * Emits a segment whose payload (at most {@link FpduEncoder#COPY_LIMIT} octets) is copied, after the header
+     * written into {@link #header}: through the encoder's array path ({@link FpduEncoder#writeInline}: no holder, no
+     * header buffer, one copy fewer) when the encoder is the next outbound handler, else copied into a holder.
      */
-    private void emitInline(RdmapOpcode opcode, boolean last, int headerLength, ByteBuf memory, int index, int n) {
+    private void emitCopied(RdmapOpcode opcode, boolean last, int headerLength, ByteBuf memory, int index, int n) {
+        ChannelHandlerContext ec = directEncoder();
+        if (ec == null) {
+            GatheredUlpdu u = GatheredUlpdu.newInstance(Unpooled.EMPTY_BUFFER);
+            u.header().writeBytes(header, 0, headerLength);
+            if (n > 0) {
+                u.appendPayload(memory, index, n);
+            }
+            emit(u);
+            return;
+        }
         qp.counters.segment(false, opcode.code(), last, n);
         firstSegment();
-        encoder.writeInline(encoderCtx, header, headerLength, memory, index, n);
+        encoder.writeInline(ec, header, headerLength, memory, index, n);
         unflushed = true;
+    }
+
+    /** Emits a segment of the header written into {@link #header} and {@code payload}, whose reference it takes. */
+    private void emitGathered(int headerLength, ByteBuf payload) {
+        GatheredUlpdu u = GatheredUlpdu.newInstance(payload);
+        u.header().writeBytes(header, 0, headerLength);
+        emit(u);
     }
 
     /** The encoder's context when segments may be handed to it directly, else null. */
