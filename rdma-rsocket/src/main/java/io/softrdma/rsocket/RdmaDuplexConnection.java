@@ -94,9 +94,22 @@ final class RdmaDuplexConnection implements DuplexConnection {
         }
     }
 
+    /**
+     * Queues the ERROR frame behind what is queued already, then ends the frames.
+     *
+     * <p>Why not {@code tryEmitFinal}, as RSocket's TCP transport does: in RSocket 1.1.5 a final frame emitted while
+     * the subscriber has no outstanding demand is lost for good. The drain that finds no demand clears the
+     * processor's "has a value" mark, since it looks only at its queues and not at the final frame held beside them,
+     * and the request that comes later then sees nothing to drain. The session's sender asks for frames a window
+     * at a time, as credits allow, so no demand is an ordinary moment here (right after the first frame, or with
+     * the peer's credits used up). The lost frame left the connection open with nothing more to send, and its
+     * {@link #onClose()} never completed. A frame in the queue is not lost this way.
+     */
     @Override
     public void sendErrorAndClose(RSocketErrorException e) {
-        sender.tryEmitFinal(ErrorFrameCodec.encode(alloc(), 0, e));
+        if (sender.tryEmitNormal(ErrorFrameCodec.encode(alloc(), 0, e))) {
+            sender.onComplete();
+        }
     }
 
     /**

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  * from the kit's {@code InMemoryResumableFramesStore}; as rsocket-transport-netty's {@code TcpResumableTransportTest}.
  */
 final class RdmaResumableTransportTest implements RdmaKit {
-    private TransportPair<InetSocketAddress, CloseableRdmaServer> transportPair;
+    private TransportPair<InetSocketAddress, KitTransports.KitServer> transportPair;
 
     @BeforeEach
     void createTestPair() {

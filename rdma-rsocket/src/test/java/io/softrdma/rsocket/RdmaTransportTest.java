@@ -13,7 +13,7 @@ import org.junit.jupiter.api.BeforeEach;
  * receiving to another thread, so both the event-loop and the off-loop paths run.
  */
 final class RdmaTransportTest implements RdmaKit {
-    private TransportPair<InetSocketAddress, CloseableRdmaServer> transportPair;
+    private TransportPair<InetSocketAddress, KitTransports.KitServer> transportPair;
 
     @BeforeEach
     void createTestPair() {
