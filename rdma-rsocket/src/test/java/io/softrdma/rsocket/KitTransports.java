@@ -58,7 +58,9 @@ final class KitTransports {
      * {@code onClose()} is its listening socket's, as with Reactor Netty's {@code CloseableChannel}, so the check
      * races with the server side of the connection, which ends only after the client's close reaches it and
      * releases RSocket's SETUP frame and whatever else that connection held then. Waiting for the server's sessions
-     * to end makes the check see the state it means to judge; a buffer held after that is a leak, and fails it.
+     * to end takes most of that race away. What is left is RSocket's own teardown, a few milliseconds behind the
+     * session's end (docs/rsocket.md, "Tests"): the kit waits for it, at the cost above. A buffer never released
+     * is a leak and fails the test, as before.
      */
     static final class KitServer implements Closeable {
         private final CloseableRdmaServer server;
