@@ -35,7 +35,7 @@ public final class RdmaClientTransport implements ClientTransport {
 
     /**
      * A transport to {@code host}:{@code port} with SoftRDMA's defaults (MPA revision 2 with CRC, RFC 6581
-     * peer-to-peer, frames up to 16 MiB) and {@link RSocketMessaging#DEFAULTS}' messaging sizes (8 KiB Sends).
+     * peer-to-peer, frames up to 16 MiB) and {@link RSocketMessaging#DEFAULTS}' messaging sizes (16 KiB Sends).
      *
      * @param host the server's name or address; resolved at each connect
      * @param port its port, 1 to 65535

@@ -26,7 +26,7 @@ public final class RdmaServerTransport implements ServerTransport<CloseableRdmaS
 
     /**
      * A transport listening on every address at {@code port}, with SoftRDMA's defaults but
-     * {@link RSocketMessaging#DEFAULTS}' messaging sizes (8 KiB Sends).
+     * {@link RSocketMessaging#DEFAULTS}' messaging sizes (16 KiB Sends).
      *
      * @param port 0 for any free port, or 1 to 65535
      * @return the transport
@@ -37,7 +37,7 @@ public final class RdmaServerTransport implements ServerTransport<CloseableRdmaS
 
     /**
      * A transport listening on {@code host}:{@code port}, with SoftRDMA's defaults but
-     * {@link RSocketMessaging#DEFAULTS}' messaging sizes (8 KiB Sends).
+     * {@link RSocketMessaging#DEFAULTS}' messaging sizes (16 KiB Sends).
      *
      * @param host the address to bind
      * @param port 0 for any free port, or 1 to 65535

@@ -74,12 +74,12 @@ class RdmaRSocketServerTests {
                 RdmaRSocketServer server = context.getBean(RdmaRSocketServer.class);
                 assertThat(server.connections()).isEqualTo(1);
                 assertThat(context.getBean(RdmaActivity.class).server().openSessions()).hasSize(1);
-                // With RSocket's sizes on both ends (rdma.*.messaging.inline-size is 4KB): RFC 8797 settled 8 KiB
+                // With RSocket's sizes on both ends (rdma.*.messaging.inline-size is 4KB): RFC 8797 settled 16 KiB
                 // Sends each way, so frames of 4 KiB payloads go inline.
                 io.softrdma.cm.RpcRdmaParameters settled = context.getBean(RdmaActivity.class).server().openSessions()
                         .iterator().next().rpcRdma();
-                assertThat(settled.sendInlineThreshold()).isEqualTo(8192);
-                assertThat(settled.receiveInlineThreshold()).isEqualTo(8192);
+                assertThat(settled.sendInlineThreshold()).isEqualTo(16384);
+                assertThat(settled.receiveInlineThreshold()).isEqualTo(16384);
             } finally {
                 RSocketApps.dispose(requester);
             }

@@ -185,7 +185,7 @@ record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Durat
         String transport;
         @Option(names = "--inline", paramLabel = "N", description = "with --api reactive, rsocket or all:"
                 + " SoftRDMA's inline size, the largest Send (header included; larger messages go by RDMA Read), 1K"
-                + " to 256K in steps of 1K (default: the library's 4K; the RSocket transport's 8K)")
+                + " to 256K in steps of 1K (default: the library's 4K; the RSocket transport's 16K)")
         String inline;
         @Option(names = "--send-window", paramLabel = "N", description = "with --api reactive, rsocket or all:"
                 + " octets of messages SoftRDMA's send keeps requested and not yet sent, K/M suffixes allowed"
