@@ -104,6 +104,10 @@ final class DefaultQueuePair implements QueuePair {
     private int sendCqEventDue;
     private int receiveCqEventDue;
     private TerminateException terminate;
+    /** The TCP connection's failure (a reset, a timeout), when one was seen before it went: RFC 5044 §8 code 1. */
+    private Throwable llpFailure;
+    /** Whether this side closed the channel under the queue pair (not through {@link #close()}). */
+    private boolean closedUnderneath;
     /** The zero-length Read this initiator sent as RFC 6581's RTR message awaits its Read Response. */
     boolean rtrReadOutstanding;
     /** How long an initiator waits for any answer to its first FPDU before it probes (0: never). */
@@ -795,8 +799,28 @@ final class DefaultQueuePair implements QueuePair {
         }
     }
 
-    /** The connection is gone (RFC 5040 §6.2): ERROR, everything outstanding completes. */
-    void connectionClosed(Throwable cause) {
+    /**
+     * The TCP connection failed (a reset, a timeout: RFC 5044 §8 code 1), as seen on a read or a write before the
+     * channel closes; the first one seen is the one reported. Note: event loop only.
+     */
+    void llpFailed(Throwable cause) {
+        if (llpFailure == null && !(cause instanceof java.nio.channels.ClosedChannelException)) {
+            llpFailure = cause;
+        }
+    }
+
+    /** Something on this side closed the channel itself, not through {@link #close()}. Note: event loop only. */
+    void closedUnderneath() {
+        closedUnderneath = true;
+    }
+
+    /**
+     * The connection is gone (RFC 5040 §6.2): ERROR, everything outstanding completes. How it went decides the
+     * error: a Terminate sent or received is that Terminate; this side's own {@link #close()} is none; otherwise
+     * RFC 5044 §7.2 and §8 tell the peer's graceful close (a FIN) from a lost connection (a reset, a timeout), and
+     * both from a channel closed on this side under the queue pair.
+     */
+    void connectionClosed() {
         if (state == QueuePairState.ERROR) {
             return;
         }
@@ -814,7 +838,7 @@ final class DefaultQueuePair implements QueuePair {
             outcome = null;
         } else {
             outcome = new ConnectionClosedException("the connection of queue pair " + number
-                    + " closed without a Terminate (RFC 5040 §6.2: LLP abortive termination)", cause);
+                    + " closed without a Terminate: " + howItWent(), llpFailure);
         }
         if (outcome == null) {
             closeFuture.complete(null);
@@ -823,6 +847,24 @@ final class DefaultQueuePair implements QueuePair {
         }
         Throwable o = outcome;
         notify(l -> l.onClosed(this, o));
+    }
+
+    /**
+     * Why an RTS stream ended without a Terminate. RFC 5040 §6.2 has a FIN follow the ULP's graceful termination; one
+     * that comes while this side is RTS ends the stream with its work outstanding, so that work completes in error
+     * all the same, but the message says it was the peer's orderly close, not a failure.
+     */
+    private String howItWent() {
+        if (llpFailure != null) {
+            return "the TCP connection failed (RFC 5044 §8 code 1; RFC 5040 §6.2 LLP abortive termination): "
+                    + llpFailure;
+        }
+        if (closedUnderneath) {
+            return "its channel was closed on this side, not through QueuePair.close() (RFC 5040 §6.2 LLP abortive"
+                    + " termination)";
+        }
+        return "the peer closed the TCP connection (a FIN, RFC 5044 §7.2) while this side was RTS; work still"
+                + " outstanding here completes in error (RFC 5040 §6.2)";
     }
 
     /** Calls the listener; its failures are logged, never allowed to unwind the engine. */

@@ -1,10 +1,11 @@
 package io.softrdma.verbs;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandler;
-import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelPromise;
 import io.netty.util.ReferenceCountUtil;
 import io.softrdma.internal.mpa.FpduDecoder;
 import io.softrdma.internal.mpa.FpduEncoder;
@@ -20,11 +21,12 @@ import java.util.List;
  * Binds a queue pair to its channel, above MPA: it becomes RTS on {@link MpaEstablishedEvent}, hands
  * every ULPDU to the receive engine, resumes sending when the channel becomes writable again, turns
  * MPA's CRC and Marker errors into Terminates (Layer 2, RFC 5044 §8), and takes the queue pair to
- * ERROR when the connection goes.
+ * ERROR when the connection goes, telling a peer's FIN (RFC 5044 §7.2) from a lost connection (§8 code 1) and from a
+ * close on this side. Of the outbound operations it sees only {@code close} (Netty skips it for the others).
  *
  * <p>Note: one per channel; all calls on the channel's event loop.
  */
-public final class QueuePairHandler extends ChannelInboundHandlerAdapter {
+public final class QueuePairHandler extends ChannelDuplexHandler {
     private final DefaultQueuePair qp;
     /** The decoder that hands this handler its ULPDUs directly, if it does. */
     private FpduDecoder decoder;
@@ -176,16 +178,25 @@ public final class QueuePairHandler extends ChannelInboundHandlerAdapter {
             qp.terminate(TerminateCause.withoutHeaders(TerminateCode.of(e.code()), e.getMessage()));
             return;
         }
-        if (!(cause instanceof IOException) && !(cause instanceof FpduException)) {
+        if (cause instanceof IOException) {
+            qp.llpFailed(cause); // a reset or a timeout, seen on a read or a write: RFC 5044 §8 code 1
+        } else if (!(cause instanceof FpduException)) {
             ctx.fireExceptionCaught(cause);
         }
         ctx.close();
     }
 
+    /** A close from above this handler (the application, the layers over the queue pair) is this side's. */
+    @Override
+    public void close(ChannelHandlerContext ctx, ChannelPromise promise) throws Exception {
+        qp.closedUnderneath();
+        ctx.close(promise);
+    }
+
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
         endReadCycle();
-        qp.connectionClosed(null);
+        qp.connectionClosed();
         super.channelInactive(ctx);
     }
 }

@@ -634,6 +634,9 @@ final class QueuePairSender {
     private void batchWritten(boolean success) {
         long upTo = barrierUpTo;
         barrierOutstanding = false;
+        if (!success) {
+            qp.llpFailed(barrier.cause()); // e.g. a reset met by writev; the channel closes next
+        }
         if (success && !stopped) {
             qp.enter();
             try {

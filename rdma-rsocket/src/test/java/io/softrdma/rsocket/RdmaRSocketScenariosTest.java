@@ -278,12 +278,13 @@ class RdmaRSocketScenariosTest {
     // ---- how a connection ends ----
 
     /**
-     * RFC 5040 §6.2 (LLP abortive termination) under RSocket: the TCP connection under the session closes, on
-     * either side, without RSocket's doing. Every stream in flight on the client — a response, a stream, a channel
-     * — fails with the typed error, a CONNECTION_ERROR (spec "Error Codes": "The connection is being terminated")
-     * that says the RDMA connection was lost; RSocket's onClose() terminates; the responder's publishers are
-     * cancelled. And no error is left for Reactor's onErrorDropped hook: RSocket subscribes to a connection's
-     * onClose() without an error handler, so the transport's onClose() completes, and the reason goes by the frame.
+     * RFC 5040 §6.2 (a stream ended without a Terminate) under RSocket: the TCP connection under the session
+     * closes, on either side, without RSocket's doing. Every stream in flight on the client — a response, a stream,
+     * a channel — fails with the typed error, a CONNECTION_ERROR (spec "Error Codes": "The connection is being
+     * terminated") that says the RDMA connection was lost; RSocket's onClose() terminates; the responder's
+     * publishers are cancelled. And no error is left for Reactor's onErrorDropped hook: RSocket subscribes to a
+     * connection's onClose() without an error handler, so the transport's onClose() completes, and the reason goes
+     * by the frame.
      */
     @ParameterizedTest(name = "the {0}''s TCP connection closes")
     @ValueSource(strings = {"client", "server"})

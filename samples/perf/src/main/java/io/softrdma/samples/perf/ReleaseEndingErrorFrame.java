@@ -13,7 +13,7 @@ import reactor.core.publisher.Mono;
 
 /**
  * A workaround, to go once rdma-rsocket releases the frame itself: when a SoftRDMA RSocket connection ends other than
- * by its own close (for instance when the peer closes it: RFC 5040 §6.2 calls that an abortive termination), the
+ * by its own close (for instance when the peer closes it without a Terminate, RFC 5040 §6.2), the
  * transport hands RSocket a stream-0 ERROR frame it made up ({@code RdmaDuplexConnection.ended}) and never releases
  * it, while every frame that came from the wire is released once RSocket's {@code onNext} returns (as Reactor Netty
  * releases TCP's). RSocket 1.1.5 does not release what it receives, so each run would leak that frame at its end.
