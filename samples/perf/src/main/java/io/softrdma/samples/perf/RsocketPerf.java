@@ -159,10 +159,8 @@ final class RsocketPerf implements AutoCloseable {
         LoopResources clientLoops = LoopResources.create(carrier.clientThreads(), 1, true);
         PerfResponder responder = new PerfResponder(this::message);
         S server = RSocketServer.create(SocketAcceptor.with(responder)).payloadDecoder(PayloadDecoder.ZERO_COPY)
-                .interceptors(r -> r.forConnection(new ReleaseEndingErrorFrame()))
                 .bind(serverTransport.apply(serverLoops)).block(TIMEOUT);
         RSocket requester = RSocketConnector.create().payloadDecoder(PayloadDecoder.ZERO_COPY)
-                .interceptors(r -> r.forConnection(new ReleaseEndingErrorFrame()))
                 .connect(clientTransport.create(clientLoops, address(server))).block(TIMEOUT);
         RsocketLoad load = new RsocketLoad(requester, (EventLoop) clientLoops.onClient(nativeLoops).next(), responder,
                 this::message, RsocketLoad.Windows::capped);
