@@ -801,10 +801,12 @@ final class DefaultQueuePair implements QueuePair {
 
     /**
      * The TCP connection failed (a reset, a timeout: RFC 5044 §8 code 1), as seen on a read or a write before the
-     * channel closes; the first one seen is the one reported. Note: event loop only.
+     * channel closes; the first I/O error seen is the one reported (a write that failed because the channel had
+     * already closed, or for another reason than I/O, is not one). Note: event loop only.
      */
     void llpFailed(Throwable cause) {
-        if (llpFailure == null && !(cause instanceof java.nio.channels.ClosedChannelException)) {
+        if (llpFailure == null && cause instanceof java.io.IOException
+                && !(cause instanceof java.nio.channels.ClosedChannelException)) {
             llpFailure = cause;
         }
     }
