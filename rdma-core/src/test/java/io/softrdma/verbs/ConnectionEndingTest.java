@@ -10,8 +10,8 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * How an RTS stream ended without a Terminate, as its queue pairs report it (RFC 5040 §6.2): RFC 5044 §7.2 asks MPA to
- * tell its consumer that a graceful close (a FIN) was received, and §8 code 1 names a lost connection (a reset, a
+ * How an RTS stream ended without a Terminate, as its queue pairs report it (RFC 5040 §6.2): RFC 5044 §7.2 asks MPA
+ * to tell its consumer that a graceful close (a FIN) was received, and §8 code 1 names a lost connection (a reset, a
  * timeout). Each end's close future says which it saw, and the end that closed its own channel says so. Idle
  * connections, so that no unread data turns a close into a reset.
  */
