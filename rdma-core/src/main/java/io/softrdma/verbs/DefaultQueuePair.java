@@ -16,6 +16,8 @@ import io.softrdma.rdmap.RdmapExtensions;
 import io.softrdma.rdmap.ReceivedTerminate;
 import io.softrdma.internal.rdmap.TerminateCause;
 import io.softrdma.rdmap.TerminateException;
+import java.io.IOException;
+import java.nio.channels.ClosedChannelException;
 import java.util.List;
 import java.util.Objects;
 import java.util.Queue;
@@ -805,8 +807,7 @@ final class DefaultQueuePair implements QueuePair {
      * already closed, or for another reason than I/O, is not one). Note: event loop only.
      */
     void llpFailed(Throwable cause) {
-        if (llpFailure == null && cause instanceof java.io.IOException
-                && !(cause instanceof java.nio.channels.ClosedChannelException)) {
+        if (llpFailure == null && cause instanceof IOException && !(cause instanceof ClosedChannelException)) {
             llpFailure = cause;
         }
     }
