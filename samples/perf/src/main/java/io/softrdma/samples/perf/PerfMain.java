@@ -44,6 +44,17 @@ public final class PerfMain {
      * seven (docs/benchmarks.md).
      */
     private static final int LATENCY_WARMUP = 20_000;
+    /**
+     * Operations a bandwidth warm-up runs at least, however short its time: past C2's thresholds, as {@link
+     * #LATENCY_WARMUP}. A warm-up of seconds is tens of thousands of 64 KiB operations but a few thousand of 1 MiB,
+     * and the path of a large message (its registration, the peer's Read, the READ_DONE) runs once per message: with
+     * 3 s of warm-up (some 7,500 fire-and-forgets of 1 MiB) the first measured row of RSocket's fire-and-forget
+     * over SoftRDMA ran at 2,000-2,900 MiB/s, and the same row measured again in that process at 3,400-4,300
+     * (docs/benchmarks.md, "Issue 17: warm-ups past the JIT"). Each stack of a row gets the same warm-up.
+     */
+    static final long WARMUP_OPERATIONS = LATENCY_WARMUP;
+    /** How long a bandwidth warm-up may run past its time to reach {@link #WARMUP_OPERATIONS}. */
+    static final Duration WARMUP_OVERTIME = Duration.ofSeconds(20);
     /** The size of the request that stands for a Read Request in the TCP reference (RFC 5040 §4.4: 28). */
     private static final int READ_REQUEST = 28;
 
@@ -288,7 +299,7 @@ public final class PerfMain {
             String clientThreads, String serverThreads, ReactiveBandwidth bandwidth, ReactiveLatency latency,
             WordCheck check, long roundTrips) throws Exception {
         String label = test + " " + ResultPrinter.size(size);
-        Budget warmup = Budget.of(first ? options.warmup().multipliedBy(FIRST_WARMUP_FACTOR) : options.warmup());
+        Budget warmup = warmupBudget(options, first);
         Budget budget = bandwidthBudget(options);
         AtomicLong progress = new AtomicLong();
         Measured bw;
@@ -319,6 +330,15 @@ public final class PerfMain {
         return r;
     }
 
+    /**
+     * A bandwidth phase's warm-up: {@code --warmup} ({@value #FIRST_WARMUP_FACTOR} times that before a test's first
+     * size), and at least {@link #WARMUP_OPERATIONS} operations, for at most {@link #WARMUP_OVERTIME} more.
+     */
+    static Budget warmupBudget(PerfOptions options, boolean first) {
+        return Budget.warmup(first ? options.warmup().multipliedBy(FIRST_WARMUP_FACTOR) : options.warmup(),
+                WARMUP_OPERATIONS, WARMUP_OVERTIME);
+    }
+
     static void shutdown(ConnectionManager cm) {
         if (cm != null) {
             cm.eventLoopGroup().shutdownGracefully(0, 2, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly();
@@ -341,7 +361,7 @@ public final class PerfMain {
     private static PerfResult measure(PerfOptions options, RdmaPerfClient client, Test test, int size,
             boolean first) throws Exception {
         String label = test.wireName() + " " + ResultPrinter.size(size);
-        Budget warmup = Budget.of(first ? options.warmup().multipliedBy(FIRST_WARMUP_FACTOR) : options.warmup());
+        Budget warmup = warmupBudget(options, first);
         Budget budget = bandwidthBudget(options);
         WordCheck check = new WordCheck();
         AtomicLong progress = new AtomicLong();
@@ -379,8 +399,8 @@ public final class PerfMain {
             boolean first) throws Exception {
         String label = "tcp-" + test.wireName() + " " + ResultPrinter.size(size);
         Budget budget = bandwidthBudget(options);
-        // The raw-TCP path is compiled during its own first warm-up, as SoftRDMA's is.
-        Budget warmup = Budget.of(first ? options.warmup().multipliedBy(FIRST_WARMUP_FACTOR) : options.warmup());
+        // The raw-TCP path is compiled during its own warm-ups, as SoftRDMA's is.
+        Budget warmup = warmupBudget(options, first);
         TcpReference reference = TcpBaseline.INSTANCE;
         WordCheck check = new WordCheck();
         AtomicLong progress = new AtomicLong();

@@ -24,4 +24,22 @@ class BudgetTest {
         assertThat(budget.over(Budget.CLOCK_EVERY, past)).isTrue();
         assertThat(budget.over(Budget.CLOCK_EVERY, future)).isFalse();
     }
+
+    @Test
+    void aWarmUpGoesOnPastItsTimeUntilItsMinimumButNotPastItsOvertime() {
+        Budget warmup = Budget.warmup(Duration.ofSeconds(1), 20_000, Duration.ofSeconds(10));
+        long justPast = warmup.deadline(System.nanoTime() - Duration.ofSeconds(2).toNanos());
+        long longPast = warmup.deadline(System.nanoTime() - Duration.ofSeconds(12).toNanos());
+        long future = warmup.deadline(System.nanoTime());
+        assertThat(warmup.over(Budget.CLOCK_EVERY * 10, justPast)).as("time is up, minimum not reached").isFalse();
+        assertThat(warmup.over(Budget.CLOCK_EVERY * 313, justPast)).as("minimum reached (20,032)").isTrue();
+        assertThat(warmup.over(Budget.CLOCK_EVERY * 400, future)).as("minimum reached, time not up").isFalse();
+        assertThat(warmup.over(Budget.CLOCK_EVERY * 10, longPast)).as("overtime spent").isTrue();
+        assertThat(warmup.timeoutSeconds()).isEqualTo(71);
+    }
+
+    @Test
+    void noWarmUpTimeMeansNoWarmUpWhateverTheMinimum() {
+        assertThat(Budget.warmup(Duration.ZERO, 20_000, Duration.ofSeconds(10)).isEmpty()).isTrue();
+    }
 }
