@@ -50,7 +50,8 @@ public final class PerfMain {
      * and the path of a large message (its registration, the peer's Read, the READ_DONE) runs once per message: with
      * 3 s of warm-up (some 7,500 fire-and-forgets of 1 MiB) the first measured row of RSocket's fire-and-forget
      * over SoftRDMA ran at 2,000-2,900 MiB/s, and the same row measured again in that process at 3,400-4,300
-     * (docs/benchmarks.md, "Issue 17: warm-ups past the JIT"). Each stack of a row gets the same warm-up.
+     * (docs/benchmarks.md, "Issue 17: warm-ups past the JIT"). Each stack of a row gets the same warm-up; the
+     * {@code --connections} rows, where each connection runs the budget, keep the time alone.
      */
     static final long WARMUP_OPERATIONS = LATENCY_WARMUP;
     /** How long a bandwidth warm-up may run past its time to reach {@link #WARMUP_OPERATIONS}. */
