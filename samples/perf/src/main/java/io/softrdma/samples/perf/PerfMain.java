@@ -54,8 +54,9 @@ public final class PerfMain {
      * {@code --connections} rows, where each connection runs the budget, keep the time alone.
      */
     static final long WARMUP_OPERATIONS = LATENCY_WARMUP;
-    /** How long a bandwidth warm-up may run past its time to reach {@link #WARMUP_OPERATIONS}. */
-    static final Duration WARMUP_OVERTIME = Duration.ofSeconds(20);
+    /** How many seconds a bandwidth warm-up may run past its time to reach {@link #WARMUP_OPERATIONS}. */
+    static final int WARMUP_OVERTIME_SECONDS = 20;
+    static final Duration WARMUP_OVERTIME = Duration.ofSeconds(WARMUP_OVERTIME_SECONDS);
     /** The size of the request that stands for a Read Request in the TCP reference (RFC 5040 §4.4: 28). */
     private static final int READ_REQUEST = 28;
 

@@ -156,7 +156,8 @@ record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Durat
                 + " trips per latency phase (default: --duration, and 20000 round trips)")
         String iterations;
         @Option(names = "--warmup", paramLabel = "S", description = "seconds each test runs unmeasured first,"
-                + " and at least 20000 operations for at most 20 s more (with --connections, the time only; 0: no"
+                + " and at least " + PerfMain.WARMUP_OPERATIONS + " operations for at most "
+                + PerfMain.WARMUP_OVERTIME_SECONDS + " s more (with --connections, the time only; 0: no"
                 + " warm-up; default: 1)")
         String warmup;
         @Option(names = "--rate", paramLabel = "MIBPS", description = "at most this many MiB/s, evenly spread (an"
