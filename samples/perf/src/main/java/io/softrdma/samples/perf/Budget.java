@@ -1,6 +1,8 @@
 package io.softrdma.samples.perf;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * How long a bandwidth phase runs: a fixed number of operations, or for a time after which no new
@@ -30,6 +32,26 @@ record Budget(long iterations, Duration duration, long minimum, Duration overtim
      */
     static Budget warmup(Duration duration, long minimum, Duration overtime) {
         return duration.isZero() ? of(duration) : new Budget(0, duration, minimum, overtime);
+    }
+
+    /**
+     * A measured phase cut into {@code rounds} turns, in order: {@code iterations} shared out (the first turns take the
+     * remainder, and there are no more turns than operations), or, with no iterations, {@code duration} cut into equal
+     * parts. Together they are the phase's budget, so a row counts {@code iterations} operations whatever the rounds.
+     */
+    static List<Budget> turns(long iterations, Duration duration, int rounds) {
+        List<Budget> turns = new ArrayList<>();
+        if (iterations > 0) {
+            long n = Math.min(rounds, iterations);
+            for (long i = 0; i < n; i++) {
+                turns.add(of(iterations / n + (i < iterations % n ? 1 : 0)));
+            }
+        } else {
+            for (int i = 0; i < rounds; i++) {
+                turns.add(of(duration.dividedBy(rounds)));
+            }
+        }
+        return turns;
     }
 
     /** A timed budget of no time: nothing to run. */

@@ -213,23 +213,8 @@ record CacheOptions(List<Integer> sizes, List<Integer> outstanding, Duration dur
                 + (zeroAllowed ? "0" : "above 0") + " to 3600");
     }
 
-    /**
-     * A measured phase's turns, in order: {@code --iterations} shared out (the first turns take the remainder, and
-     * there are no more turns than operations), or {@code --duration} cut into equal parts. Together they are one
-     * phase's budget, so a row counts {@code --iterations} operations whatever the rounds.
-     */
+    /** A measured phase's turns, in order ({@link Budget#turns}): {@code --iterations} or {@code --duration}. */
     List<Budget> turns() {
-        List<Budget> turns = new ArrayList<>();
-        if (iterations > 0) {
-            long n = Math.min(rounds, iterations);
-            for (long i = 0; i < n; i++) {
-                turns.add(Budget.of(iterations / n + (i < iterations % n ? 1 : 0)));
-            }
-        } else {
-            for (int i = 0; i < rounds; i++) {
-                turns.add(Budget.of(duration.dividedBy(rounds)));
-            }
-        }
-        return turns;
+        return Budget.turns(iterations, duration, rounds);
     }
 }

@@ -43,7 +43,7 @@ public final class PerfMain {
      * event loops: the 64 B Read's p99 came out 2-2.3 times raw TCP's; with 20,000, 0.83-1.36 times in six runs of
      * seven (docs/benchmarks.md).
      */
-    private static final int LATENCY_WARMUP = 20_000;
+    static final int LATENCY_WARMUP = 20_000;
     /**
      * Operations a bandwidth warm-up runs at least, however short its time: past C2's thresholds, as {@link
      * #LATENCY_WARMUP}. A warm-up of seconds is tens of thousands of 64 KiB operations but a few thousand of 1 MiB,
@@ -227,8 +227,9 @@ public final class PerfMain {
 
     /**
      * One RSocket application over SoftRDMA and over TCP ({@link RsocketPerf}): for each interaction model and size,
-     * the row over SoftRDMA, then its TCP twin. Each warms up on its own connection first (longer at the model's first
-     * size); allocation and CPU are those of the carrier's two event loops.
+     * the row over SoftRDMA, then its TCP twin, or with {@code --rounds} both in turns ({@link TransportTurns}). Each
+     * warms up on its own connection first (longer at the model's first size); allocation and CPU are those of the
+     * carrier's two event loops.
      */
     private static void runRsocket(PerfOptions options, ByteBuf payload, PrintStream out, List<PerfResult> results)
             throws Exception {
@@ -237,6 +238,7 @@ public final class PerfMain {
             for (RsocketModel model : options.rsocketModels()) {
                 boolean first = true;
                 for (int size : options.sizes()) {
+                    List<TransportTurns.Row> rows = new ArrayList<>();
                     for (RsocketPerf.Stack stack : perf.stacks()) {
                         RsocketLoad load = stack.load();
                         ReactiveBandwidth bandwidth = switch (model) {
@@ -249,10 +251,21 @@ public final class PerfMain {
                             case RR -> load::requestResponseLatency;
                             case STREAM -> load::streamLatency;
                         };
-                        String row = "rsocket-" + model.wireName() + "-" + stack.carrier().wireName();
-                        results.add(print(out, options, measureReactive(options, row, size, first,
-                                stack.carrier().clientThreads(), stack.carrier().serverThreads(), bandwidth, latency,
-                                null, rsocketRoundTrips(options, size))));
+                        rows.add(new TransportTurns.Row("rsocket-" + model.wireName() + "-"
+                                + stack.carrier().wireName(), stack.carrier().clientThreads(),
+                                stack.carrier().serverThreads(), bandwidth, latency));
+                    }
+                    long roundTrips = rsocketRoundTrips(options, size);
+                    if (options.rounds() > 1) {
+                        for (PerfResult r : TransportTurns.measure(options, rows, size, first, roundTrips)) {
+                            results.add(print(out, options, r));
+                        }
+                    } else {
+                        for (TransportTurns.Row row : rows) {
+                            results.add(print(out, options, measureReactive(options, row.test(), size, first,
+                                    row.clientThreads(), row.serverThreads(), row.bandwidth(), row.latency(), null,
+                                    roundTrips)));
+                        }
                     }
                     first = false;
                 }
@@ -456,7 +469,7 @@ public final class PerfMain {
         return r;
     }
 
-    private static boolean showProgress(PerfOptions options) {
+    static boolean showProgress(PerfOptions options) {
         return options.progress() && !options.json();
     }
 
@@ -479,11 +492,7 @@ public final class PerfMain {
 
     private static PerfResult result(String test, int size, Measured bw, long[] sortedRtts, Usage usage,
             WordCheck check) {
-        double seconds = bw.nanos() / 1e9;
-        return new PerfResult(test, size, bw.operations(), (double) size * bw.operations() / seconds / (1024 * 1024),
-                bw.operations() / seconds, sortedRtts[sortedRtts.length / 2] / 1e3,
-                sortedRtts[(int) Math.min(sortedRtts.length - 1, sortedRtts.length * 99L / 100)] / 1e3,
-                usage.clientCpu(), usage.serverCpu(), usage.allocatedPerOperation(),
-                check == null ? null : check.report());
+        return PerfResult.of(test, size, bw, sortedRtts, usage.clientCpu(), usage.serverCpu(),
+                usage.allocatedPerOperation(), check == null ? null : check.report());
     }
 }

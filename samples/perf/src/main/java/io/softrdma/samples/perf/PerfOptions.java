@@ -53,12 +53,15 @@ import picocli.CommandLine.Option;
  * @param receivePool with {@code --connections} and the reactive API: the receive pool's octets for the server and,
  *     another of the same size, the clients; 0 for none (every session registers all its receive buffers); -1 for
  *     the library's default (a server's pool of 64 MiB, clients none)
+ * @param rounds with {@code --api rsocket}: the turns each transport's bandwidth and latency phases are cut into, the
+ *     two transports alternating ({@link TransportTurns}); 1 for each phase whole, one transport's after the other's
  */
 record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Duration duration, Duration warmup,
         double rate, boolean crc, boolean markers, int mpaRevision, int port, boolean server, String connect,
         boolean json, boolean progress,
         boolean baseline, RdmaTransport transport, Api api, List<ReactiveTest> reactiveTests,
-        List<RsocketModel> rsocketModels, MessagingOptions messaging, List<Integer> connections, long receivePool) {
+        List<RsocketModel> rsocketModels, MessagingOptions messaging, List<Integer> connections, long receivePool,
+        int rounds) {
 
     /** Which API a run measures. */
     enum Api {
@@ -204,6 +207,11 @@ record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Durat
                 + " suffixes), or off: each session registers receive-queue-depth x inline size (default: the"
                 + " library's, 64M for the server, none for clients)")
         String receivePool;
+        @Option(names = "--rounds", paramLabel = "N", description = "with --api rsocket: each bandwidth and latency"
+                + " phase in N turns per transport, SoftRDMA's and TCP's alternating (A B, B A, ...) so that the"
+                + " machine's drift hits both alike; a row adds its turns up (default: 1, each phase whole, one"
+                + " transport's after the other's)")
+        String rounds;
         @Option(names = "--json", description = "one JSON object per line instead of a table")
         boolean json;
         @Option(names = "--no-progress", description = "no progress line, even on a terminal")
@@ -268,6 +276,11 @@ record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Durat
                 }
             }
             long receivePool = this.receivePool == null ? -1 : parseReceivePool(this.receivePool);
+            int rounds = this.rounds == null ? 1 : (int) OptionValues.wholeNumber(this.rounds, "--rounds", 1, 1000);
+            if (this.rounds != null && api != Api.RSOCKET) {
+                throw new IllegalArgumentException("--rounds alternates the transports of the RSocket rows: add --api"
+                        + " rsocket (the cache benchmark, --test cache, has a --rounds of its own)");
+            }
             if (!connections.isEmpty()) {
                 checkConnections(api, tests, reactiveTests, connect, receivePool);
             } else if (this.receivePool != null) {
@@ -279,7 +292,7 @@ record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Durat
             boolean withBaseline = !noBaseline && connect == null && connections.isEmpty();
             return new PerfOptions(tests, sizes, iterations, duration, warmup, rate, crc, markers, mpaRevision,
                     port == null ? 0 : port, server, connect, json, !noProgress, withBaseline, transport,
-                    api, reactiveTests, rsocketModels, messaging, connections, receivePool);
+                    api, reactiveTests, rsocketModels, messaging, connections, receivePool, rounds);
         }
 
         /** What a connection-scaling run can measure: bandwidth of Write, Read and Send, reactive send and request. */

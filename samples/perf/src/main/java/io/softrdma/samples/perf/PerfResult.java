@@ -31,4 +31,17 @@ record PerfResult(String test, int size, long iterations, double mibPerSecond, d
         this(test, size, iterations, mibPerSecond, messagesPerSecond, p50Micros, p99Micros, clientCpu, serverCpu,
                 allocatedPerOperation, check, null);
     }
+
+    /**
+     * A row of one connection from its bandwidth phase and its round trips ({@code sortedRtts}, in nanoseconds,
+     * sorted; {@code {0}} when it has none).
+     */
+    static PerfResult of(String test, int size, Measured bw, long[] sortedRtts, double clientCpu, double serverCpu,
+            double allocatedPerOperation, String check) {
+        double seconds = bw.nanos() / 1e9;
+        return new PerfResult(test, size, bw.operations(), (double) size * bw.operations() / seconds / (1024 * 1024),
+                bw.operations() / seconds, sortedRtts[sortedRtts.length / 2] / 1e3,
+                sortedRtts[(int) Math.min(sortedRtts.length - 1, sortedRtts.length * 99L / 100)] / 1e3,
+                clientCpu, serverCpu, allocatedPerOperation, check);
+    }
 }

@@ -59,6 +59,9 @@ final class ResultPrinter {
         if (r.test().startsWith("tcp-")) {
             line.put("baseline", "framed");
         }
+        if (r.test().startsWith("rsocket-")) {
+            line.put("rounds", o.rounds()); // 1: each phase whole; more: in turns with the other transport
+        }
         out.println(JSON.writeValueAsString(line));
         out.flush();
     }

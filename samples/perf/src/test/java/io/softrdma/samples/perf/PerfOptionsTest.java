@@ -50,6 +50,17 @@ class PerfOptionsTest {
     }
 
     @org.junit.jupiter.api.Test
+    void theRsocketRowsMayBeMeasuredInTurnsOfTheTwoTransports() {
+        assertThat(PerfOptions.parse(new String[] {"--api", "rsocket"}).rounds()).as("each phase whole").isEqualTo(1);
+        assertThat(PerfOptions.parse(new String[] {"--api", "rsocket", "--rounds", "4"}).rounds()).isEqualTo(4);
+        assertThatThrownBy(() -> PerfOptions.parse(new String[] {"--rounds", "4"}))
+                .hasMessage("--rounds alternates the transports of the RSocket rows: add --api rsocket (the cache"
+                        + " benchmark, --test cache, has a --rounds of its own)");
+        assertThatThrownBy(() -> PerfOptions.parse(new String[] {"--api", "rsocket", "--rounds", "0"}))
+                .hasMessage("--rounds 0 must be a whole number from 1 to 1000");
+    }
+
+    @org.junit.jupiter.api.Test
     void theRsocketApiHasFireAndForgetRequestResponseAndStreamUpToOneMib() {
         PerfOptions all = PerfOptions.parse(new String[] {"--api", "rsocket"});
         assertThat(all.api()).isEqualTo(PerfOptions.Api.RSOCKET);

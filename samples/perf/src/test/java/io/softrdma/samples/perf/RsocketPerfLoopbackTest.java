@@ -68,6 +68,41 @@ class RsocketPerfLoopbackTest {
         }
     }
 
+    /** {@code --rounds}: the same rows, each phase in turns with the other transport, every iteration counted. */
+    @Test
+    @Timeout(120)
+    void inTurnsEachRowStillCountsItsIterationsAndSaysItWasInTurns() throws Exception {
+        PerfOptions options = PerfOptions.parse(new String[] {"--api", "rsocket", "--test", "rr,stream", "--size",
+            "64,100000", "--iterations", "101", "--rounds", "3", "--warmup", "0", "--json", "--no-progress"});
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
+            PerfMain.run(options, out);
+        }
+        String[] lines = bytes.toString(StandardCharsets.UTF_8).strip().split("\n");
+        List<JsonNode> rows = new ArrayList<>();
+        for (int i = 0; i < lines.length - 1; i++) {
+            rows.add(JsonMapper.shared().readTree(lines[i]));
+        }
+        List<String> expected = new ArrayList<>();
+        for (String model : List.of("rr", "stream")) {
+            for (int size : List.of(64, 100000)) {
+                expected.add("rsocket-" + model + "-rdma " + size);
+                expected.add("rsocket-" + model + "-tcp " + size);
+            }
+        }
+        assertThat(rows).extracting(r -> r.path("test").asString() + " " + r.path("size").asInt())
+                .containsExactlyElementsOf(expected);
+        for (JsonNode row : rows) {
+            assertThat(row.path("rounds").asInt()).as("%s", row).isEqualTo(3);
+            assertThat(row.path("iterations").asLong()).as("34 + 34 + 33 in %s", row).isGreaterThanOrEqualTo(101);
+            for (String field : FIELDS) {
+                assertThat(row.path(field).asDouble()).as("%s in %s", field, row).isPositive();
+            }
+            assertThat(row.path("p50us").asDouble()).as("%s", row).isLessThanOrEqualTo(row.path("p99us").asDouble());
+        }
+        assertThat(JsonMapper.shared().readTree(lines[lines.length - 1]).path("ratios").size()).isEqualTo(4);
+    }
+
     @Test
     void inFlightWindowsAreTheOtherRowsUpToFourKibAndCappedBeyond() {
         assertThat(RsocketLoad.Windows.capped(64)).isEqualTo(RsocketLoad.Windows.FIXED);
