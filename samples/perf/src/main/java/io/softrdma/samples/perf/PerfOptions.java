@@ -54,7 +54,8 @@ import picocli.CommandLine.Option;
  *     another of the same size, the clients; 0 for none (every session registers all its receive buffers); -1 for
  *     the library's default (a server's pool of 64 MiB, clients none)
  * @param rounds with {@code --api rsocket}: the turns each transport's bandwidth and latency phases are cut into, the
- *     two transports alternating ({@link TransportTurns}); 1 for each phase whole, one transport's after the other's
+ *     two transports alternating ({@link TransportTurns}; default {@link #DEFAULT_RSOCKET_ROUNDS}); 1 for each phase
+ *     whole, one transport's after the other's; 1 with the other APIs
  */
 record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Duration duration, Duration warmup,
         double rate, boolean crc, boolean markers, int mpaRevision, int port, boolean server, String connect,
@@ -101,6 +102,13 @@ record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Durat
             return name().toLowerCase(Locale.ROOT);
         }
     }
+
+    /**
+     * Turns per phase of an {@code --api rsocket} row ({@link TransportTurns}): half a second each at the default
+     * 2 s. Whole phases one after the other measured RSocket over TCP at 1 MiB in whichever of its two modes, about
+     * twice apart, it was in at the time (docs/benchmarks.md, "Issue 17: the two transports in turns").
+     */
+    static final int DEFAULT_RSOCKET_ROUNDS = 4;
 
     /** Round trips per latency phase unless {@code --iterations} says otherwise. */
     static final long LATENCY_ROUND_TRIPS = 20_000;
@@ -209,8 +217,8 @@ record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Durat
         String receivePool;
         @Option(names = "--rounds", paramLabel = "N", description = "with --api rsocket: each bandwidth and latency"
                 + " phase in N turns per transport, SoftRDMA's and TCP's alternating (A B, B A, ...) so that the"
-                + " machine's drift hits both alike; a row adds its turns up (default: 1, each phase whole, one"
-                + " transport's after the other's)")
+                + " machine's drift hits both alike; a row adds its turns up (default: " + DEFAULT_RSOCKET_ROUNDS
+                + "; 1: each phase whole, one transport's after the other's)")
         String rounds;
         @Option(names = "--json", description = "one JSON object per line instead of a table")
         boolean json;
@@ -276,7 +284,8 @@ record PerfOptions(List<Test> tests, List<Integer> sizes, long iterations, Durat
                 }
             }
             long receivePool = this.receivePool == null ? -1 : parseReceivePool(this.receivePool);
-            int rounds = this.rounds == null ? 1 : (int) OptionValues.wholeNumber(this.rounds, "--rounds", 1, 1000);
+            int rounds = this.rounds != null ? (int) OptionValues.wholeNumber(this.rounds, "--rounds", 1, 1000)
+                    : api == Api.RSOCKET ? DEFAULT_RSOCKET_ROUNDS : 1;
             if (this.rounds != null && api != Api.RSOCKET) {
                 throw new IllegalArgumentException("--rounds alternates the transports of the RSocket rows: add --api"
                         + " rsocket (the cache benchmark, --test cache, has a --rounds of its own)");
