@@ -314,23 +314,10 @@ public final class PerfMain {
             String clientThreads, String serverThreads, ReactiveBandwidth bandwidth, ReactiveLatency latency,
             WordCheck check, long roundTrips) throws Exception {
         String label = test + " " + ResultPrinter.size(size);
-        Budget warmup = warmupBudget(options, first);
-        Budget budget = bandwidthBudget(options);
-        AtomicLong progress = new AtomicLong();
-        Measured bw;
-        ThreadUsage clientUsage;
-        ThreadUsage serverUsage;
-        try (Progress p = Progress.start(showProgress(options), label + " bandwidth", budget, progress,
-                warmup.isEmpty())) {
-            clientUsage = ThreadUsage.start(clientThreads);
-            serverUsage = ThreadUsage.start(serverThreads);
-            bw = bandwidth.run(size, warmup, budget, progress, () -> {
-                clientUsage.restart();
-                serverUsage.restart();
-                p.measuring();
-            });
-        }
-        Usage usage = Usage.of(clientUsage, serverUsage, bw);
+        Phase phase = bandwidthPhase(options, label + " bandwidth", size, clientThreads, serverThreads, bandwidth,
+                warmupBudget(options, first), bandwidthBudget(options));
+        Measured bw = phase.measured();
+        Usage usage = Usage.of(phase.client(), phase.server(), bw);
         long[] rtts = {0};
         if (latency != null) {
             rtts = new long[(int) roundTrips];
@@ -343,6 +330,32 @@ public final class PerfMain {
                     Double.NaN, Double.NaN, r.clientCpu(), r.serverCpu(), r.allocatedPerOperation(), r.check());
         }
         return r;
+    }
+
+    /**
+     * What a reactive or RSocket bandwidth phase did, and its event loops' CPU and heap from the end of its warm-up
+     * (read them at once: they run on until read).
+     */
+    record Phase(Measured measured, ThreadUsage client, ThreadUsage server) {
+    }
+
+    /**
+     * Runs {@code bandwidth} once, {@code warmup} then {@code budget}, measuring the threads named {@code
+     * clientThreads...} and {@code serverThreads...} once the warm-up is over, with a progress line {@code label}.
+     */
+    static Phase bandwidthPhase(PerfOptions options, String label, int size, String clientThreads,
+            String serverThreads, ReactiveBandwidth bandwidth, Budget warmup, Budget budget) throws Exception {
+        AtomicLong progress = new AtomicLong();
+        try (Progress p = Progress.start(showProgress(options), label, budget, progress, warmup.isEmpty())) {
+            ThreadUsage client = ThreadUsage.start(clientThreads);
+            ThreadUsage server = ThreadUsage.start(serverThreads);
+            Measured m = bandwidth.run(size, warmup, budget, progress, () -> {
+                client.restart();
+                server.restart();
+                p.measuring();
+            });
+            return new Phase(m, client, server);
+        }
     }
 
     /**
@@ -469,7 +482,7 @@ public final class PerfMain {
         return r;
     }
 
-    static boolean showProgress(PerfOptions options) {
+    private static boolean showProgress(PerfOptions options) {
         return options.progress() && !options.json();
     }
 

@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The rows of one RSocket model at one size measured in turns ({@code --api rsocket --rounds N}). Each transport
@@ -54,19 +53,9 @@ final class TransportTurns {
                 Budget warmup = round == 0 ? PerfMain.warmupBudget(options, first) : Budget.of(Duration.ZERO);
                 String label = row.test() + " " + ResultPrinter.size(size) + " bandwidth, turn " + (round + 1) + "/"
                         + turns.size();
-                AtomicLong progress = new AtomicLong();
-                ThreadUsage client = ThreadUsage.start(row.clientThreads());
-                ThreadUsage server = ThreadUsage.start(row.serverThreads());
-                Measured m;
-                try (Progress p = Progress.start(PerfMain.showProgress(options), label, turns.get(round), progress,
-                        warmup.isEmpty())) {
-                    m = row.bandwidth().run(size, warmup, turns.get(round), progress, () -> {
-                        client.restart();
-                        server.restart();
-                        p.measuring();
-                    });
-                }
-                tallies.get(i).bandwidth(m, client, server);
+                PerfMain.Phase phase = PerfMain.bandwidthPhase(options, label, size, row.clientThreads(),
+                        row.serverThreads(), row.bandwidth(), warmup, turns.get(round));
+                tallies.get(i).bandwidth(phase.measured(), phase.client(), phase.server());
             }
         }
         List<Budget> latencyTurns = Budget.turns(roundTrips, Duration.ZERO, options.rounds());
